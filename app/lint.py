@@ -1,0 +1,107 @@
+"""`faultline lint`: the knowledge base checks itself.
+
+Schema, RE2 compilation and specificity of every signature, every inline
+example and example log matching its own entry at rank 1, negative logs
+matching nothing, cross-references resolving, content minimums.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.kbfiles import KB, KBError, examples, load_kb
+from app.matching.index import MIN_SPECIFICITY, MatchIndex, SignatureError, compile_signature
+from app.matching.rank import match_text
+
+MIN_EXAMPLE_LOGS = 3
+
+
+@dataclass
+class LintReport:
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    checked_examples: int = 0
+    checked_negatives: int = 0
+    entries: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+def lint(root: str | Path, strict: bool = True) -> LintReport:
+    rep = LintReport()
+    try:
+        kb: KB = load_kb(root, lenient=not strict)
+    except KBError as exc:
+        rep.errors.extend(str(p) for p in exc.problems)
+        return rep
+    rep.errors.extend(str(p) for p in kb.problems)
+    rep.entries = len(kb.entries)
+    ids = {e.id for e in kb.entries}
+    compiled_ok = True
+    broken: set[str] = set()
+    for e in kb.entries:
+        f = kb.files[e.id]
+        for s in e.signatures:
+            try:
+                cs = compile_signature(e.id, s.name, s.pattern, s.ignore_case)
+            except SignatureError as exc:
+                rep.errors.append(f"{f}: {exc}")
+                compiled_ok = strict is False and compiled_ok
+                broken.add(e.id)
+                continue
+            if cs.specificity < MIN_SPECIFICITY:
+                rep.errors.append(
+                    f"{f} [signatures.{s.name}]: too generic: only {cs.specificity} required letters/digits "
+                    f"(at least {MIN_SPECIFICITY}); it would match unrelated logs"
+                )
+            for ex in s.examples:
+                if not cs.regex.search(ex):
+                    rep.errors.append(f"{f} [signatures.{s.name}]: does not match its own example: {ex[:120]!r}")
+        for rid in e.related:
+            if rid not in ids:
+                (rep.errors if strict else rep.warnings).append(f"{f} [related]: unknown entry {rid!r}")
+        if strict:
+            if len(e.workarounds) < 2:
+                rep.errors.append(f"{f} [workarounds]: at least 2 workarounds are required")
+            if len(e.dead_ends) < 1:
+                rep.errors.append(f"{f} [dead_ends]: at least 1 dead end is required")
+            if not e.versions:
+                rep.errors.append(f"{f} [versions]: at least 1 version row is required")
+    if not compiled_ok:
+        return rep
+    index = MatchIndex.build([e for e in kb.entries if e.id not in broken])
+    for e in kb.entries:
+        for s in e.signatures:
+            for ex in s.examples:
+                _expect(rep, index, ex, e.id, f"{kb.files[e.id]} [signatures.{s.name}] example")
+    per_entry: dict[str, int] = {}
+    for ex in examples(root):
+        rel = ex.path.relative_to(Path(root)).as_posix()
+        if ex.entry_id is None:
+            rep.checked_negatives += 1
+            res = match_text(index, ex.read())
+            if res["matches"]:
+                rep.errors.append(f"{rel}: negative example matched {res['matches'][0]['id']}")
+            continue
+        if ex.entry_id not in ids:
+            rep.errors.append(f"{rel}: example for unknown entry {ex.entry_id!r}")
+            continue
+        per_entry[ex.entry_id] = per_entry.get(ex.entry_id, 0) + 1
+        rep.checked_examples += 1
+        _expect(rep, index, ex.read(), ex.entry_id, rel)
+    for e in kb.entries:
+        n = per_entry.get(e.id, 0)
+        if n < MIN_EXAMPLE_LOGS:
+            (rep.errors if strict else rep.warnings).append(
+                f"{kb.files[e.id]}: {n} example logs under kb/examples/{e.id}/ (at least {MIN_EXAMPLE_LOGS})"
+            )
+    return rep
+
+
+def _expect(rep: LintReport, index: MatchIndex, text: str, want: str, where: str) -> None:
+    res = match_text(index, text)
+    got = [m["id"] for m in res["matches"]]
+    if not got or got[0] != want:
+        rep.errors.append(f"{where}: expected {want} at rank 1, got {got[:3] or 'no match'}")

@@ -1,0 +1,117 @@
+"""Package versions from what users paste: a dict, ``pip freeze``, ``collect_env``,
+``accelerate env`` or an ``nvidia-smi`` header; and whether an entry applies to them."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from app.entry import Entry, normalize_package, parse_requirement
+
+_PATTERNS = [
+    # pip freeze / pip list / conda list
+    re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:==|\s)\s*v?(\d+(?:\.\d+)+[\w.+-]*)\s*$"),
+    # collect_env: "PyTorch version: 2.3.1+cu121", "[pip3] torch==2.3.1"
+    re.compile(r"^\[(?:pip3?|conda)\]\s+([A-Za-z0-9][A-Za-z0-9._-]*)[=\s]+v?(\d+(?:\.\d+)+[\w.+-]*)"),
+    # accelerate env: "- `Accelerate` version: 0.30.1", "- PyTorch version (GPU?): 2.3.0+cu121 (True)"
+    re.compile(r"^-?\s*`?([A-Za-z][\w .-]*?)`?\s+version(?:\s*\([^)]*\))?\s*:\s*v?(\d+(?:\.\d+)+[\w.+-]*)"),
+]
+_SPECIAL = [
+    ("cuda", re.compile(r"CUDA Version:\s*(\d+\.\d+)")),  # nvidia-smi
+    ("nvidia-driver", re.compile(r"Driver Version:\s*(\d+(?:\.\d+)+)")),
+    ("cuda", re.compile(r"CUDA used to build PyTorch:\s*(\d+\.\d+)")),
+    ("python", re.compile(r"Python version:\s*(\d+\.\d+(?:\.\d+)?)")),
+    ("python", re.compile(r"^Python (\d+\.\d+\.\d+)")),
+    ("nccl", re.compile(r"NCCL version (\d+\.\d+\.\d+)")),
+]
+_ALIASES = {"pytorch": "torch", "pytorch-cuda": "cuda", "accelerate": "accelerate", "transformers": "transformers",
+            "cuda-runtime": "cuda", "numpy": "numpy", "nvidia-nccl-cu12": "nccl", "nvidia-nccl-cu11": "nccl",
+            "nvidia-nccl-cu13": "nccl"}
+
+
+def _clean_version(v: str) -> str | None:
+    v = v.split("+", 1)[0]
+    try:
+        return str(Version(v))
+    except InvalidVersion:
+        m = re.match(r"\d+(?:\.\d+)*", v)
+        return m.group(0) if m else None
+
+
+def parse_environment(env: Any) -> dict[str, str]:
+    """Normalised {package: version} from a dict or pasted text; unknown shapes give {}."""
+    out: dict[str, str] = {}
+
+    def put(name: str, ver: str) -> None:
+        key = normalize_package(name.strip())
+        key = _ALIASES.get(key, key)
+        clean = _clean_version(str(ver))
+        if clean and key not in out:
+            out[key] = clean
+
+    if isinstance(env, dict):
+        for k, v in env.items():
+            if isinstance(k, str) and isinstance(v, (str, int, float)):
+                put(k, str(v))
+        return out
+    if not isinstance(env, str):
+        return out
+    for line in env.splitlines()[:5000]:
+        line = line.strip()[:500]
+        for pkg, rx in _SPECIAL:
+            m = rx.search(line)
+            if m:
+                put(pkg, m.group(1))
+        for rx in _PATTERNS:
+            m = rx.match(line)
+            if m:
+                put(m.group(1), m.group(2))
+                break
+    return out
+
+
+def applicability(entry: Entry, versions: dict[str, str]) -> tuple[bool | None, list[str]]:
+    """(applies?, reasons). None when the versions say nothing about this entry."""
+    if not versions:
+        return None, []
+    verdict: bool | None = None
+    reasons: list[str] = []
+    by_pkg: dict[str, list] = {}
+    for row in entry.versions:
+        by_pkg.setdefault(_ALIASES.get(normalize_package(row.package), normalize_package(row.package)), []).append(row)
+    for pkg, rows in by_pkg.items():
+        if pkg not in versions:
+            continue
+        try:
+            have = Version(versions[pkg])
+        except InvalidVersion:
+            continue
+        affected = [r for r in rows if r.status == "affected"]
+        cleared = [r for r in rows if r.status in ("fixed", "not_affected")]
+        from packaging.specifiers import SpecifierSet
+
+        if any(have in SpecifierSet(r.range, prereleases=True) for r in cleared):
+            verdict = False
+            reasons.append(f"{pkg} {have} is outside the affected range (marked fixed/not affected)")
+        elif affected and not any(have in SpecifierSet(r.range, prereleases=True) for r in affected):
+            verdict = False
+            ranges = ", ".join(r.range for r in affected)
+            reasons.append(f"{pkg} {have} is outside the affected range {ranges}")
+        elif affected:
+            if verdict is None:
+                verdict = True
+            reasons.append(f"{pkg} {have} is in the affected range")
+    return verdict, reasons
+
+
+def requirement_holds(req: str, versions: dict[str, str]) -> bool | None:
+    """Whether e.g. 'torch>=2.2' holds for these versions; None when the package is unknown."""
+    pkg, spec = parse_requirement(req)
+    pkg = _ALIASES.get(pkg, pkg)
+    if pkg not in versions:
+        return None
+    try:
+        return Version(versions[pkg]) in spec
+    except InvalidVersion:
+        return None

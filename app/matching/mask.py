@@ -1,0 +1,39 @@
+"""Masking of what varies between runs (Drain3/Sentry style), and tokenising.
+
+``mask()`` turns a log line into a template: numbers, sizes, hex addresses,
+paths, IPs, ports, hosts and ranks become placeholders, so the same error
+from another run gives the same template.  ``tokens()`` gives the words of a
+masked text for the fuzzy "related" search.
+"""
+from __future__ import annotations
+
+import re
+
+_RULES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "<uuid>"),
+    (re.compile(r"https?://\S+"), "<url>"),
+    (re.compile(r"(?:[A-Za-z]:)?(?:/[\w.+@~-]+){2,}/?"), "<path>"),
+    (re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"), "<ip>"),
+    (re.compile(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
+    (re.compile(r"\b[0-9a-f]{12,}\b", re.I), "<hex>"),
+    (re.compile(r"\b\d+(?:\.\d+)?\s*(?:[KMGT]i?B|bytes|ms|s)\b"), "<size>"),
+    (re.compile(r"\b[Rr]ank\s*\d+"), "rank <n>"),
+    (re.compile(r"\bpid[:= ]\s*\d+", re.I), "pid <n>"),
+    (re.compile(r"\d+(?:\.\d+)*"), "<n>"),
+]
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+_STOP = frozenset(
+    "the and for was were with that this from not are but you your has have had been will can could into "
+    "when then than there their which while after before please make sure see more use using error "
+    "errors traceback most recent call last file line self none true false".split()
+)
+
+
+def mask(text: str) -> str:
+    for rx, repl in _RULES:
+        text = rx.sub(repl, text)
+    return text
+
+
+def tokens(text: str) -> list[str]:
+    return [w for w in (m.lower() for m in _WORD.findall(mask(text))) if w not in _STOP]

@@ -1,0 +1,214 @@
+"""From a pasted log to ranked matches: hits, the root-cause rank, the
+environment, scores and confidence, and the reasons for each rank."""
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.matching.environment import applicability, parse_environment, requirement_holds
+from app.matching.index import Hit, MatchIndex
+from app.matching.logparse import Line, ParsedLog
+from app.render.view import dead_end_view, workaround_view
+
+CONFIDENT = 0.5  # matches below this go to "related"
+SPEC_SCALE = 18.0
+
+# Lines that report a consequence of a failure elsewhere (another rank, the launcher).
+_SYMPTOM = re.compile(
+    r"timed out|timeout|communicator was aborted|Connection closed by peer|Connection reset by peer|"
+    r"ChildFailedError|SIGTERM|Signal 15|Broken pipe|watchdog|heartbeat|Socket Timeout|"
+    r"NCCL operations have failed|ncclRemoteError|remote process exiting|ProcessExitedException|"
+    r"Received \d+ death signal|process \d+ terminated with exit code|DistStoreError|failed to recv|"
+    r"KeyboardInterrupt",
+    re.I,
+)
+
+
+def confidence_for(specificity: int) -> float:
+    return 1.0 - math.exp(-specificity / SPEC_SCALE)
+
+
+@dataclass
+class Incident:
+    line: Line
+    cause: bool
+    order: int
+
+
+@dataclass
+class EntryMatch:
+    entry_id: str
+    hits: list[Hit] = field(default_factory=list)
+    on_root: bool = False
+    applies: bool | None = None
+    env_reasons: list[str] = field(default_factory=list)
+    score: float = 0.0
+    confidence: float = 0.0
+    why: list[str] = field(default_factory=list)
+
+    @property
+    def best(self) -> Hit:
+        return max(self.hits, key=lambda h: (h.sig.specificity, h.line.kind == "exception", -h.line.no))
+
+
+def _root_cause(index: MatchIndex, parsed: ParsedLog, hits: list[Hit]) -> Line | None:
+    roles_by_line: dict[int, set[str]] = {}
+    for h in hits:
+        roles_by_line.setdefault(h.line.no, set()).add(index.entries[h.sig.entry_id].role)
+    incidents: list[Incident] = []
+    seen: set[int] = set()
+    for exc in parsed.exceptions:
+        if exc.chained_from is not None:
+            continue  # the first exception of a chain is the original one
+        ln = exc.line
+        roles = roles_by_line.get(ln.no, set())
+        if "cause" in roles:
+            cause = True
+        elif "symptom" in roles:
+            cause = False
+        else:
+            cause = not _SYMPTOM.search(ln.text)
+        incidents.append(Incident(ln, cause, ln.no))
+        seen.add(ln.no)
+    for h in hits:
+        if h.line.no in seen:
+            continue
+        seen.add(h.line.no)
+        roles = roles_by_line[h.line.no]
+        incidents.append(Incident(h.line, "cause" in roles, h.line.no))
+    causes = [i for i in incidents if i.cause]
+    if not causes:
+        return None
+    first_ranks = [f.rank for f in parsed.failed_ranks if f.first and f.rank is not None]
+    if first_ranks:
+        preferred = [i for i in causes if i.line.rank in first_ranks]
+        if preferred:
+            causes = preferred
+    timed = [i for i in causes if i.line.ts is not None]
+    if len(timed) >= 2 or (timed and len(timed) == len(causes)):
+        return min(timed, key=lambda i: (i.line.ts, i.order)).line
+    return min(causes, key=lambda i: i.order).line
+
+
+def match_text(
+    index: MatchIndex,
+    text: str,
+    environment: Any = None,
+    limit: int = 5,
+    lang: str = "en",
+) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    parsed = index.parse(text)
+    hits = index.hits(parsed)
+    root = _root_cause(index, parsed, hits)
+    versions = dict(parsed.versions)
+    versions.update(parse_environment(environment))
+
+    by_entry: dict[str, EntryMatch] = {}
+    for h in hits:
+        by_entry.setdefault(h.sig.entry_id, EntryMatch(h.sig.entry_id)).hits.append(h)
+
+    for m in by_entry.values():
+        e = index.entries[m.entry_id]
+        best = m.best
+        conf = confidence_for(best.sig.specificity)
+        names = {h.sig.name for h in m.hits}
+        conf = min(0.99, conf + 0.03 * (len(names) - 1))
+        m.why.append(
+            f"signature '{best.sig.name}' matched line {best.line.no}"
+            + (f" (rank {best.line.rank})" if best.line.rank is not None else "")
+        )
+        score = conf
+        if root is not None and (
+            any(h.line.no == root.no for h in m.hits)
+            or (e.role == "cause" and root.rank is not None and any(h.line.rank == root.rank for h in m.hits))
+        ):
+            m.on_root = True
+            score += 1.0
+            m.why.append("it explains the first failure in the log (the root cause)")
+        if e.role == "cause":
+            score += 0.25
+        else:
+            m.why.append("this error is usually a consequence of a failure elsewhere (another rank or process)")
+        if best.line.kind in ("exception", "what"):
+            score += 0.05
+        m.applies, m.env_reasons = applicability(e, versions)
+        if m.applies is False:
+            score -= 0.6
+            conf *= 0.7
+            m.why.append("the environment's versions fall outside this entry's affected range: " + "; ".join(m.env_reasons))
+        elif m.applies:
+            m.why.append("the environment's versions are in this entry's affected range")
+        m.score = round(score, 4)
+        m.confidence = round(conf, 3)
+
+    ranked = sorted(by_entry.values(), key=lambda m: (-m.score, m.entry_id))
+    matches = [m for m in ranked if m.confidence >= CONFIDENT]
+    weak = [m for m in ranked if m.confidence < CONFIDENT]
+    limit = max(1, min(int(limit), 50))
+
+    related: list[dict[str, Any]] = []
+    for m in weak:
+        related.append({"id": m.entry_id, "title": index.entries[m.entry_id].title.get(lang),
+                        "score": m.confidence, "url": f"/errors/{m.entry_id}", "why": "weak signature match"})
+    if not matches:
+        err_lines = [x.line.text for x in parsed.exceptions] or [ln.text for ln in parsed.lines[-20:]]
+        for eid, s in index.similar("\n".join(err_lines), limit=3, exclude={m.entry_id for m in weak}):
+            if s >= 0.25:
+                related.append({"id": eid, "title": index.entries[eid].title.get(lang), "score": s,
+                                "url": f"/errors/{eid}", "why": "similar words, no signature matched"})
+
+    out = {
+        "matches": [_match_view(index, m, lang, versions) for m in matches[:limit]],
+        "related": related[:limit],
+        "root_cause": (
+            {"rank": root.rank, "line": root.raw.strip(), "line_no": root.no} if root is not None else None
+        ),
+        "environment": versions,
+        "log": {
+            "lines": len(parsed.lines),
+            "ranks": parsed.ranks,
+            "exceptions": len(parsed.exceptions),
+            "truncated": parsed.truncated,
+            "failed_ranks": [f.__dict__ for f in parsed.failed_ranks],
+        },
+        "took_ms": round((time.perf_counter() - t0) * 1000, 3),
+    }
+    return out
+
+
+def _match_view(index: MatchIndex, m: EntryMatch, lang: str, versions: dict[str, str]) -> dict[str, Any]:
+    e = index.entries[m.entry_id]
+    best = m.best
+    was: list[tuple[bool, float, dict]] = []
+    for w in e.workarounds:
+        holds = [requirement_holds(r, versions) for r in w.applies_to]
+        applies = False if False in holds else (True if holds and all(holds) else None)
+        was.append((applies is False, -w.success_rate, workaround_view(w, lang, applies)))
+    was.sort(key=lambda x: (x[0], x[1]))
+    return {
+        "id": e.id,
+        "title": e.title.get(lang),
+        "score": m.score,
+        "confidence": m.confidence,
+        "role": e.role,
+        "matched": {
+            "line": best.line.raw.strip(),
+            "line_no": best.line.no,
+            "rank": best.line.rank,
+            "signature": best.sig.name,
+        },
+        "root_cause_match": m.on_root,
+        "applies_to_environment": m.applies,
+        "why": m.why,
+        "fix_rate": e.fix_rate,
+        "root_cause": e.root_cause.get(lang),
+        "workarounds": [w for _, _, w in was],
+        "dead_ends": [dead_end_view(d, lang) for d in e.ranked_dead_ends()],
+        "versions": [{"package": v.package, "range": v.range, "status": v.status} for v in e.versions],
+        "guides": [{"id": g, "url": f"/guides/{g}"} for g in e.guides],
+        "url": f"/errors/{e.id}",
+    }
