@@ -1,0 +1,86 @@
+"""/errors: list and search entries; one entry as JSON, HTML, JSON export or Markdown."""
+from __future__ import annotations
+
+from typing import Optional
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse, Response
+
+from app.api.deps import lang_headers, request_lang, snapshot, wants_html
+from app.api.problems import ApiError
+from app.render.markdown import entry_markdown
+from app.render.view import entry_view
+
+router = APIRouter(tags=["errors"])
+
+
+def list_entries(snap, q: str | None, tag: str | None, domain: str | None):
+    items = list(snap.entries.values())
+    if domain:
+        items = [e for e in items if e.domain == domain]
+    if tag:
+        items = [e for e in items if tag in e.tags]
+    if q:
+        words = [w for w in q.lower().split() if w]
+        def hay(e):
+            return "\n".join([e.id, e.title.en, e.title.zh, e.error_text, " ".join(e.tags), e.category,
+                              e.root_cause.en, e.root_cause.zh, e.code or ""]).lower()
+        scored = []
+        for e in items:
+            h = hay(e)
+            if all(w in h for w in words):
+                title = (e.title.en + e.title.zh + e.id).lower()
+                scored.append((-sum(w in title for w in words), e.id, e))
+        items = [e for _, _, e in sorted(scored)]
+    else:
+        items.sort(key=lambda e: e.id)
+    return items
+
+
+@router.get("/errors", summary="List and search entries")
+def errors_index(request: Request, q: Optional[str] = Query(None, max_length=500), tag: Optional[str] = None,
+                 domain: Optional[str] = None, page: int = Query(1, ge=1, le=100000),
+                 per_page: int = Query(20, ge=1, le=200), lang: Optional[str] = None):
+    chosen = request_lang(request, lang)
+    snap = snapshot(request)
+    items = list_entries(snap, q, tag, domain)
+    if wants_html(request):
+        from app.web.pages import browse_page
+
+        return browse_page(request, snap, chosen, items, q=q, tag=tag, domain=domain, page=page, per_page=per_page)
+    start = (page - 1) * per_page
+    body = {
+        "lang": chosen,
+        "total": len(items),
+        "page": page,
+        "per_page": per_page,
+        "items": [
+            {"id": e.id, "title": e.title.get(chosen), "domain": e.domain, "category": e.category, "tags": e.tags,
+             "fix_rate": e.fix_rate, "url": f"/errors/{e.id}"}
+            for e in items[start:start + per_page]
+        ],
+    }
+    return JSONResponse(body, headers=lang_headers(chosen))
+
+
+@router.get("/errors/{entry_id:path}", summary="One entry (JSON, HTML, or .json / .md export)")
+def error_detail(entry_id: str, request: Request, lang: Optional[str] = None):
+    chosen = request_lang(request, lang)
+    snap = snapshot(request)
+    fmt = None
+    for suffix in (".json", ".md"):
+        if entry_id.endswith(suffix) and entry_id[: -len(suffix)] in snap.entries:
+            entry_id, fmt = entry_id[: -len(suffix)], suffix[1:]
+    entry = snap.entries.get(entry_id)
+    if entry is None:
+        raise ApiError(404, "not_found", f"no entry with id {entry_id!r}; see GET /errors for the list")
+    headers = lang_headers(chosen)
+    if fmt == "md":
+        return Response(entry_markdown(entry, chosen), media_type="text/markdown; charset=utf-8", headers=headers)
+    if fmt == "json":
+        return JSONResponse(entry_view(entry, chosen), headers=headers)
+    if wants_html(request):
+        from app.web.pages import entry_page
+
+        return entry_page(request, snap, entry, chosen)
+    return JSONResponse(entry_view(entry, chosen), headers=headers)

@@ -1,0 +1,49 @@
+"""/guides: the playbooks (e.g. distributed hangs) as JSON, HTML or Markdown."""
+from __future__ import annotations
+
+from typing import Optional
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from app.api.deps import lang_headers, request_lang, snapshot, wants_html
+from app.api.problems import ApiError
+from app.render.markdown import guide_markdown
+from app.render.view import guide_view
+
+router = APIRouter(tags=["guides"])
+
+
+@router.get("/guides", summary="List guides")
+def guides_index(request: Request, lang: Optional[str] = None):
+    chosen = request_lang(request, lang)
+    snap = snapshot(request)
+    if wants_html(request):
+        from app.web.pages import guides_page
+
+        return guides_page(request, snap, chosen)
+    items = [{"id": g.id, "title": g.title.get(chosen), "summary": g.summary.get(chosen), "url": f"/guides/{g.id}"}
+             for g in sorted(snap.guides.values(), key=lambda g: g.id)]
+    return JSONResponse({"lang": chosen, "items": items}, headers=lang_headers(chosen))
+
+
+@router.get("/guides/{guide_id}", summary="One guide (JSON, HTML, or .json / .md export)")
+def guide_detail(guide_id: str, request: Request, lang: Optional[str] = None):
+    chosen = request_lang(request, lang)
+    snap = snapshot(request)
+    fmt = None
+    for suffix in (".json", ".md"):
+        if guide_id.endswith(suffix):
+            guide_id, fmt = guide_id[: -len(suffix)], suffix[1:]
+    guide = snap.guides.get(guide_id)
+    if guide is None:
+        raise ApiError(404, "not_found", f"no guide with id {guide_id!r}; see GET /guides")
+    entries = snap.guide_entries.get(guide.id, [])
+    headers = lang_headers(chosen)
+    if fmt == "md":
+        return Response(guide_markdown(guide, chosen, entries), media_type="text/markdown; charset=utf-8", headers=headers)
+    if fmt is None and wants_html(request):
+        from app.web.pages import guide_page
+
+        return guide_page(request, snap, guide, chosen)
+    return JSONResponse(guide_view(guide, chosen, entries), headers=headers)

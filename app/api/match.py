@@ -1,0 +1,89 @@
+"""POST /match: a traceback or log in, ranked known errors out."""
+from __future__ import annotations
+
+import json
+from typing import Any, Literal, Optional, Union
+
+from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
+from pydantic import BaseModel, Field
+
+from app.api.deps import lang_headers, snapshot
+from app.api.problems import ApiError
+from app.i18n.negotiate import explicit, negotiate
+from app.matching.rank import match_text
+from app.settings import MAX_BODY_BYTES
+
+router = APIRouter(tags=["match"])
+
+
+class MatchRequest(BaseModel):
+    text: str = Field(description="The traceback or log, as pasted")
+    environment: Optional[Union[dict[str, str], str]] = Field(
+        None, description="Versions: a dict like {'torch': '2.3.1'} or pasted pip freeze / collect_env / accelerate env text"
+    )
+    limit: int = Field(5, ge=1, le=50)
+    lang: Optional[Literal["en", "zh"]] = None
+
+
+_OPENAPI = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {"schema": MatchRequest.model_json_schema()},
+            "text/plain": {"schema": {"type": "string", "description": "the raw log"}},
+        },
+    }
+}
+
+
+async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
+    """The request body, refusing (413) anything over ``limit`` bytes without reading it all."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise ApiError(413, "payload_too_large", f"the body is {declared} bytes; the limit is {limit} bytes (1 MiB)")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ApiError(413, "payload_too_large", f"the body is larger than the limit of {limit} bytes (1 MiB)")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def parse_match_body(body: bytes, content_type: str) -> MatchRequest:
+    text = body.decode("utf-8", errors="replace")
+    if "json" in content_type:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ApiError(422, "invalid_json", f"the body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+        if not isinstance(data, dict):
+            raise ApiError(422, "invalid_request", 'the JSON body must be an object like {"text": "..."}')
+        try:
+            req = MatchRequest.model_validate(data)
+        except Exception as exc:  # pydantic.ValidationError
+            errs = getattr(exc, "errors", lambda: [])()
+            msg = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errs) or str(exc)
+            raise ApiError(422, "invalid_request", msg)
+    else:
+        req = MatchRequest(text=text)
+    if not req.text.strip():
+        raise ApiError(422, "empty_text", "the text to match is empty; paste a traceback or log")
+    return req
+
+
+@router.post("/match", openapi_extra=_OPENAPI, summary="Match a traceback or log against the knowledge base")
+async def match(request: Request, lang: Optional[str] = None, limit: Optional[int] = None) -> Any:
+    body = await read_body(request)
+    req = parse_match_body(body, request.headers.get("content-type", "").lower())
+    chosen = explicit(req.lang) or negotiate(lang, request.headers.get("accept-language"))
+    n = req.limit if limit is None else limit
+    if not 1 <= n <= 50:
+        raise ApiError(422, "invalid_request", "limit must be between 1 and 50")
+    snap = snapshot(request)
+    result = await run_in_threadpool(match_text, snap.index, req.text, req.environment, n, chosen)
+    from fastapi.responses import JSONResponse
+
+    return JSONResponse(result, headers=lang_headers(chosen))

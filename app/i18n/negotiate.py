@@ -1,0 +1,67 @@
+"""Which language a request gets: ?lang=, then the lang cookie, then Accept-Language
+(negotiated with Babel), then English."""
+from __future__ import annotations
+
+from babel import Locale, UnknownLocaleError, negotiate_locale
+
+SUPPORTED = ("en", "zh")
+DEFAULT = "en"
+
+
+class UnsupportedLanguage(ValueError):
+    def __init__(self, value: str):
+        self.value = value
+        super().__init__(f"unsupported language {value!r}; supported: {', '.join(SUPPORTED)}")
+
+
+def _base(tag: str) -> str | None:
+    """'zh-Hans-CN' / 'zh_CN' / 'ZH' -> 'zh'; anything Babel cannot parse -> None."""
+    tag = tag.strip().replace("_", "-")
+    if not tag or tag == "*":
+        return None
+    try:
+        loc = Locale.parse(tag, sep="-")
+    except (ValueError, UnknownLocaleError, TypeError):
+        return None
+    return loc.language
+
+
+def parse_accept_language(header: str | None) -> list[str]:
+    """Language tags in order of preference (q-values honoured, q=0 dropped)."""
+    if not header:
+        return []
+    items: list[tuple[float, int, str]] = []
+    for i, part in enumerate(header.split(",")[:32]):
+        bits = part.strip().split(";")
+        tag = bits[0].strip()
+        q = 1.0
+        for b in bits[1:]:
+            b = b.strip()
+            if b.startswith("q="):
+                try:
+                    q = float(b[2:])
+                except ValueError:
+                    q = 0.0
+        if tag and q > 0:
+            items.append((-q, i, tag))
+    return [t for _, _, t in sorted(items)]
+
+
+def explicit(lang: str | None) -> str | None:
+    """Validate an explicit ?lang= value; raise UnsupportedLanguage when it is not served."""
+    if lang is None or lang == "":
+        return None
+    base = _base(lang)
+    if base in SUPPORTED:
+        return base
+    raise UnsupportedLanguage(lang)
+
+
+def negotiate(query_lang: str | None, accept_language: str | None, cookie: str | None = None) -> str:
+    chosen = explicit(query_lang)
+    if chosen:
+        return chosen
+    if cookie and _base(cookie) in SUPPORTED:
+        return _base(cookie)  # type: ignore[return-value]
+    prefs = [b for b in (_base(t) for t in parse_accept_language(accept_language)) if b]
+    return negotiate_locale(prefs, list(SUPPORTED)) or DEFAULT

@@ -1,0 +1,52 @@
+"""Whole-KB export: one JSON document, or a directory of files."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from app.entry import Entry, Guide
+from app.render.markdown import entry_markdown, guide_markdown
+from app.render.view import entry_view, guide_view
+
+
+def _guide_entries(entries: list[Entry]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for e in entries:
+        for g in e.guides:
+            out.setdefault(g, []).append(e.id)
+    return out
+
+
+def export_json(entries: list[Entry], guides: list[Guide], lang: str) -> dict[str, Any]:
+    ge = _guide_entries(entries)
+    return {
+        "lang": lang,
+        "count": len(entries),
+        "entries": [entry_view(e, lang) for e in entries],
+        "guides": [guide_view(g, lang, ge.get(g.id)) for g in guides],
+    }
+
+
+def export_markdown(entries: list[Entry], guides: list[Guide], lang: str) -> str:
+    ge = _guide_entries(entries)
+    parts = [entry_markdown(e, lang) for e in entries] + [guide_markdown(g, lang, ge.get(g.id)) for g in guides]
+    return "\n---\n\n".join(parts)
+
+
+def export_dir(entries: list[Entry], guides: list[Guide], fmt: str, lang: str, out: Path) -> int:
+    ge = _guide_entries(entries)
+    n = 0
+    for e in entries:
+        path = out / "errors" / f"{e.id}.{fmt}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        body = (json.dumps(entry_view(e, lang), ensure_ascii=False, indent=2) + "\n") if fmt == "json" else entry_markdown(e, lang)
+        path.write_text(body, encoding="utf-8")
+        n += 1
+    for g in guides:
+        path = out / "guides" / f"{g.id}.{fmt}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        body = (json.dumps(guide_view(g, lang, ge.get(g.id)), ensure_ascii=False, indent=2) + "\n") if fmt == "json" else guide_markdown(g, lang, ge.get(g.id))
+        path.write_text(body, encoding="utf-8")
+        n += 1
+    return n

@@ -1,0 +1,66 @@
+"""The knowledge base as the running service holds it: entries, guides and the
+match index, rebuilt when the database's generation changes (after
+`faultline load`).  A failed rebuild keeps the last good data."""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.entry import Entry, Guide
+from app.matching.index import MatchIndex
+from app.store.load import db_ready, generation, load_into_db, read_db
+
+log = logging.getLogger("faultline")
+CHECK_EVERY_S = 2.0
+
+
+@dataclass
+class Snapshot:
+    entries: dict[str, Entry]
+    guides: dict[str, Guide]
+    index: MatchIndex
+    generation: str | None
+    loaded_at: str | None = None
+    guide_entries: dict[str, list[str]] = field(default_factory=dict)
+
+
+class KBService:
+    def __init__(self, db_path: str | Path, kb_root: str | Path):
+        self.db_path = Path(db_path)
+        self.kb_root = Path(kb_root)
+        self._lock = threading.Lock()
+        self._checked = 0.0
+        if not db_ready(self.db_path):
+            log.info("no knowledge base in %s yet: loading %s", self.db_path, self.kb_root)
+            load_into_db(self.kb_root, self.db_path)
+        self.snapshot = self._read()
+
+    def _read(self) -> Snapshot:
+        entries, guides, meta = read_db(self.db_path)
+        g_entries: dict[str, list[str]] = {}
+        for e in entries:
+            for gid in e.guides:
+                g_entries.setdefault(gid, []).append(e.id)
+        return Snapshot({e.id: e for e in entries}, {g.id: g for g in guides}, MatchIndex.build(entries),
+                        meta.get("generation"), meta.get("loaded_at"), g_entries)
+
+    def current(self) -> Snapshot:
+        """The newest good snapshot; checks the database at most every CHECK_EVERY_S seconds."""
+        now = time.monotonic()
+        if now - self._checked < CHECK_EVERY_S:
+            return self.snapshot
+        with self._lock:
+            if now - self._checked < CHECK_EVERY_S:
+                return self.snapshot
+            self._checked = now
+            gen = generation(self.db_path)
+            if gen is not None and gen != self.snapshot.generation:
+                try:
+                    self.snapshot = self._read()
+                    log.info("knowledge base reloaded (generation %s)", gen)
+                except Exception:  # noqa: BLE001 - keep serving the last good data
+                    log.exception("reload failed; still serving generation %s", self.snapshot.generation)
+        return self.snapshot

@@ -1,0 +1,121 @@
+"""kb/ files -> SQLite (one transaction) and SQLite -> entries and the match index."""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from pathlib import Path
+
+from sqlalchemy import delete, inspect
+from sqlmodel import Session, select
+
+from app.entry import Entry, Guide
+from app.kbfiles import KBError, Problem, load_kb
+from app.matching.index import MatchIndex, SignatureError
+from app.store.db import engine_for, migrate
+from app.store.tables import EntryRow, EntryTagRow, GuideRow, MetaRow, SignatureRow
+
+
+def _search_text(e: Entry) -> str:
+    parts = [e.id, e.title.en, e.title.zh, e.error_text, e.category, " ".join(e.tags),
+             e.root_cause.en, e.root_cause.zh, e.code or ""]
+    return "\n".join(parts).lower()
+
+
+def write_entries(db_path: str | Path, entries: list[Entry], guides: list[Guide],
+                  files: dict[str, str] | None = None, source: str = "kb") -> None:
+    """Replace the database's content with these entries and guides, in one transaction."""
+    engine = engine_for(db_path)
+    try:
+        migrate(engine)
+        with Session(engine) as s:
+            for table in (SignatureRow, EntryTagRow, EntryRow, GuideRow):
+                s.exec(delete(table))
+            for e in entries:
+                s.add(EntryRow(id=e.id, domain=e.domain, category=e.category, title_en=e.title.en,
+                               title_zh=e.title.zh, search_text=_search_text(e),
+                               document=e.model_dump_json(), source_file=(files or {}).get(e.id, "")))
+            s.flush()
+            for e in entries:
+                for tag in sorted(set(e.tags)):
+                    s.add(EntryTagRow(entry_id=e.id, tag=tag))
+                for sig in e.signatures:
+                    s.add(SignatureRow(entry_id=e.id, name=sig.name, pattern=sig.pattern))
+            for g in guides:
+                s.add(GuideRow(id=g.id, title_en=g.title.en, title_zh=g.title.zh, document=g.model_dump_json()))
+            gen = s.get(MetaRow, "generation")
+            meta = {
+                "generation": str(int(gen.value) + 1 if gen else 1),
+                "loaded_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                "entries": str(len(entries)),
+                "source": source,
+            }
+            for k, v in meta.items():
+                s.merge(MetaRow(key=k, value=v))
+            s.commit()
+    finally:
+        engine.dispose()
+
+
+def load_into_db(kb_root: str | Path, db_path: str | Path) -> tuple[int, int]:
+    """Validate kb/ completely, then replace the database content in one transaction.
+
+    Nothing is written unless every file is valid and every signature compiles.
+    """
+    kb = load_kb(kb_root)
+    try:
+        MatchIndex.build(kb.entries)
+    except SignatureError as exc:
+        raise KBError([Problem(kb.files.get(str(exc).split(" ", 1)[0], "kb"), "signatures", str(exc))]) from exc
+    write_entries(db_path, kb.entries, kb.guides, kb.files)
+    return len(kb.entries), len(kb.guides)
+
+
+def db_ready(db_path: str | Path) -> bool:
+    if not Path(db_path).is_file():
+        return False
+    engine = engine_for(db_path)
+    try:
+        return inspect(engine).has_table("entry")
+    finally:
+        engine.dispose()
+
+
+def read_db(db_path: str | Path) -> tuple[list[Entry], list[Guide], dict[str, str]]:
+    engine = engine_for(db_path)
+    try:
+        with Session(engine) as s:
+            entries = [Entry.model_validate_json(r.document) for r in s.exec(select(EntryRow).order_by(EntryRow.id))]
+            guides = [Guide.model_validate_json(r.document) for r in s.exec(select(GuideRow).order_by(GuideRow.id))]
+            meta = {m.key: m.value for m in s.exec(select(MetaRow))}
+        return entries, guides, meta
+    finally:
+        engine.dispose()
+
+
+def kb_from_db(db_path: str | Path, kb_root: str | Path) -> tuple[list[Entry], list[Guide]]:
+    """Entries and guides from the database, building it from kb/ first if it does not exist yet."""
+    if not db_ready(db_path):
+        load_into_db(kb_root, db_path)
+    entries, guides, _ = read_db(db_path)
+    return entries, guides
+
+
+def index_from_db(db_path: str | Path, kb_root: str | Path) -> MatchIndex:
+    entries, _ = kb_from_db(db_path, kb_root)
+    return MatchIndex.build(entries)
+
+
+def generation(db_path: str | Path) -> str | None:
+    engine = engine_for(db_path)
+    try:
+        with Session(engine) as s:
+            row = s.get(MetaRow, "generation")
+            return row.value if row else None
+    except Exception:  # noqa: BLE001 - a missing/locked file just means "unknown"
+        return None
+    finally:
+        engine.dispose()
+
+
+def dumps(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False)
