@@ -30,13 +30,6 @@ class Text(_Model):
     en: str = Field(min_length=1)
     zh: str = Field(min_length=1)
 
-    @field_validator("zh")
-    @classmethod
-    def _zh_is_chinese(cls, v: str) -> str:
-        if not _CJK.search(v):
-            raise ValueError("the zh text contains no Chinese characters")
-        return v
-
     def get(self, lang: str) -> str:
         return self.zh if lang == "zh" else self.en
 
@@ -216,6 +209,29 @@ class Guide(_Model):
 
 
 _REQ_RE = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*)$")
+
+
+def untranslated(model: BaseModel, loc: str = "") -> list[str]:
+    """Field paths of every Text whose zh holds no Chinese characters (kb/ files must translate)."""
+    out: list[str] = []
+    if isinstance(model, Text):
+        if not _CJK.search(model.zh):
+            out.append(f"{loc}.zh" if loc else "zh")
+        return out
+    for name in type(model).model_fields:
+        val = getattr(model, name)
+        path = f"{loc}.{name}" if loc else name
+        if isinstance(val, BaseModel):
+            out += untranslated(val, path)
+        elif isinstance(val, list):
+            for i, item in enumerate(val):
+                if isinstance(item, BaseModel):
+                    out += untranslated(item, f"{path}.{i}")
+                elif isinstance(item, list):
+                    for j, cell in enumerate(item):
+                        if isinstance(cell, BaseModel):
+                            out += untranslated(cell, f"{path}.{i}.{j}")
+    return out
 
 
 def parse_requirement(req: str) -> tuple[str, SpecifierSet]:

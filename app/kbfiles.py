@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from app.entry import Entry, Guide
+from app.entry import Entry, Guide, untranslated
 
 ENTRY_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_FILE_BYTES = 1 << 20
@@ -84,11 +84,15 @@ def _parse(path: Path, model, rel: str, problems: list[Problem]):
         problems.append(Problem(rel, "", "the file must hold one mapping (an object)"))
         return None
     try:
-        return model.model_validate(data)
+        obj = model.model_validate(data)
     except ValidationError as exc:
         for err in exc.errors():
             problems.append(Problem(rel, _loc(err), err["msg"]))
         return None
+    missing = untranslated(obj)
+    for loc in missing:
+        problems.append(Problem(rel, loc, "the zh text contains no Chinese characters (translate it)"))
+    return None if missing else obj
 
 
 def load_kb(root: str | Path, lenient: bool = False) -> KB:

@@ -49,6 +49,7 @@ def compile_signature(entry_id: str, name: str, pattern: str, ignore_case: bool)
     opts = re2.Options()
     opts.case_sensitive = not ignore_case
     opts.max_mem = 8 << 20
+    opts.log_errors = False
     try:
         rx = re2.compile(pattern, opts)
     except re2.error as exc:  # type: ignore[attr-defined]
