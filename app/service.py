@@ -9,9 +9,16 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.entry import Entry, Guide
+import json
+
+from sqlmodel import Session, select
+
+from app.entry import Guide
 from app.matching.index import MatchIndex
-from app.store.load import db_ready, generation, load_into_db, read_db
+from app.store.db import engine_for
+from app.store.entries import EntryStore
+from app.store.load import db_ready, generation, load_into_db
+from app.store.tables import GuideRow, MetaRow
 
 log = logging.getLogger("faultline")
 CHECK_EVERY_S = 2.0
@@ -19,7 +26,7 @@ CHECK_EVERY_S = 2.0
 
 @dataclass
 class Snapshot:
-    entries: dict[str, Entry]
+    entries: EntryStore  # a read-only mapping id -> Entry, fetched from SQLite on demand
     guides: dict[str, Guide]
     index: MatchIndex
     generation: str | None
@@ -39,13 +46,24 @@ class KBService:
         self.snapshot = self._read()
 
     def _read(self) -> Snapshot:
-        entries, guides, meta = read_db(self.db_path)
+        store = EntryStore(self.db_path)
         g_entries: dict[str, list[str]] = {}
-        for e in entries:
-            for gid in e.guides:
-                g_entries.setdefault(gid, []).append(e.id)
-        return Snapshot({e.id: e for e in entries}, {g.id: g for g in guides}, MatchIndex.build(entries),
-                        meta.get("generation"), meta.get("loaded_at"), g_entries)
+
+        def docs():
+            for eid, doc in store.documents():
+                for gid in json.loads(doc).get("guides", []):
+                    g_entries.setdefault(gid, []).append(eid)
+                yield eid, doc
+
+        index = MatchIndex.from_documents(docs(), store.__getitem__)
+        engine = engine_for(self.db_path)
+        try:
+            with Session(engine) as s:
+                guides = {g.id: Guide.model_validate_json(g.document) for g in s.exec(select(GuideRow))}
+                meta = {m.key: m.value for m in s.exec(select(MetaRow))}
+        finally:
+            engine.dispose()
+        return Snapshot(store, guides, index, meta.get("generation"), meta.get("loaded_at"), g_entries)
 
     def current(self) -> Snapshot:
         """The newest good snapshot; checks the database at most every CHECK_EVERY_S seconds."""

@@ -15,26 +15,8 @@ router = APIRouter(tags=["errors"])
 
 
 def list_entries(snap, q: str | None, tag: str | None, domain: str | None):
-    items = list(snap.entries.values())
-    if domain:
-        items = [e for e in items if e.domain == domain]
-    if tag:
-        items = [e for e in items if tag in e.tags]
-    if q:
-        words = [w for w in q.lower().split() if w]
-        def hay(e):
-            return "\n".join([e.id, e.title.en, e.title.zh, e.error_text, " ".join(e.tags), e.category,
-                              e.root_cause.en, e.root_cause.zh, e.code or ""]).lower()
-        scored = []
-        for e in items:
-            h = hay(e)
-            if all(w in h for w in words):
-                title = (e.title.en + e.title.zh + e.id).lower()
-                scored.append((-sum(w in title for w in words), e.id, e))
-        items = [e for _, _, e in sorted(scored)]
-    else:
-        items.sort(key=lambda e: e.id)
-    return items
+    """Entries matching the filters, best first (text search over en and zh, in SQLite)."""
+    return [snap.entries[i] for i in snap.entries.search(q, tag, domain)]
 
 
 @router.get("/errors", summary="List and search entries")

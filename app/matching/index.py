@@ -1,18 +1,29 @@
 """The in-memory match index, built once per knowledge-base load.
 
-Candidate selection: every signature's most selective required literal goes
-into one Aho-Corasick automaton.  A query scans its text once through the
-automaton; only signatures whose anchor occurs are run, with RE2 (linear
-time, no catastrophic backtracking), and only on the lines where the anchor
-occurs.  The per-query cost grows with the size of the log and the number
-of anchors that really occur, not with the number of entries.
+Candidate selection: every signature's most selective required literal (its
+anchor) goes into one Aho-Corasick automaton.  A query scans its text once
+through the automaton; a signature is run only on the lines where its anchor
+occurs and that also contain its other required literals, with RE2 (linear
+time, no catastrophic backtracking).  Signatures without a usable literal are
+screened together by RE2 Sets.  The per-query cost grows with the size of the
+log and the number of anchors that really occur, not with the number of
+entries.
+
+Memory stays small as the knowledge base grows: the index keeps only what
+matching needs (patterns, anchors, roles, word postings); RE2 programs are
+compiled on first use and kept in a bounded LRU cache; full entries are
+fetched through ``entry()`` (a dict for small in-process indexes, SQLite with
+a cache in the service).
 """
 from __future__ import annotations
 
 import bisect
+import json
 import math
-import re
-from dataclasses import dataclass, field
+from array import array
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping
 
 import ahocorasick
 import re2
@@ -23,103 +34,203 @@ from app.matching.logparse import Line, ParsedLog, parse_log
 from app.matching.mask import tokens
 
 MIN_SPECIFICITY = 14  # letters/digits a signature must insist on (lint)
+MAX_ANCHOR = 16  # any substring of a required literal is itself required: keep anchors short
+REGEX_CACHE = 4096
 
 
 class SignatureError(ValueError):
     pass
 
 
-@dataclass
-class CompiledSignature:
+@dataclass(slots=True)
+class SigSpec:
     entry_id: str
     name: str
     pattern: str
-    regex: object
+    ignore_case: bool
     anchor: str | None
+    others: tuple[str, ...]  # the other required literals (lowercased), checked before RE2
     specificity: int
 
 
-@dataclass
+@dataclass(slots=True)
 class Hit:
-    sig: CompiledSignature
+    sig: SigSpec
     line: Line
 
 
-def compile_signature(entry_id: str, name: str, pattern: str, ignore_case: bool) -> CompiledSignature:
+def _options(ignore_case: bool, max_mem: int = 8 << 20):
     opts = re2.Options()
     opts.case_sensitive = not ignore_case
-    opts.max_mem = 8 << 20
+    opts.max_mem = max_mem
     opts.log_errors = False
+    return opts
+
+
+def compile_regex(entry_id: str, name: str, pattern: str, ignore_case: bool):
     try:
-        rx = re2.compile(pattern, opts)
+        return re2.compile(pattern, _options(ignore_case))
     except re2.error as exc:  # type: ignore[attr-defined]
         raise SignatureError(f"{entry_id} signature {name!r} does not compile (RE2): {exc}") from exc
+
+
+def make_spec(entry_id: str, name: str, pattern: str, ignore_case: bool) -> SigSpec:
     lits = required_literals(pattern)
-    return CompiledSignature(entry_id, name, pattern, rx, anchor(lits), specificity(lits))
+    a = anchor(lits)
+    others = tuple(sorted({x for x in lits if x != a and len(x.strip()) >= 2}, key=len, reverse=True))
+    if a and len(a) > MAX_ANCHOR:
+        others = (a,) + others
+        a = a[:MAX_ANCHOR]
+    return SigSpec(entry_id, name, pattern, ignore_case, a, others, specificity(lits))
 
 
-@dataclass
+class CompiledSignature:
+    """A signature compiled eagerly (lint, validation): its spec and its RE2 program."""
+
+    def __init__(self, entry_id: str, name: str, pattern: str, ignore_case: bool):
+        self.regex = compile_regex(entry_id, name, pattern, ignore_case)
+        self.spec = make_spec(entry_id, name, pattern, ignore_case)
+        self.specificity = self.spec.specificity
+
+
+def compile_signature(entry_id: str, name: str, pattern: str, ignore_case: bool) -> CompiledSignature:
+    return CompiledSignature(entry_id, name, pattern, ignore_case)
+
+
 class MatchIndex:
-    entries: dict[str, Entry]
-    signatures: list[CompiledSignature] = field(default_factory=list)
-    unanchored: list[int] = field(default_factory=list)
-    automaton: object = None
-    idf: dict[str, float] = field(default_factory=dict)
-    entry_tokens: dict[str, dict[str, float]] = field(default_factory=dict)
-    postings: dict[str, list[str]] = field(default_factory=dict)
+    def __init__(self, specs: list[SigSpec], roles: dict[str, str], entry_lookup: Callable[[str], Entry],
+                 texts: Iterable[tuple[str, str]]):
+        self.signatures = specs
+        self.roles = roles
+        self._lookup = entry_lookup
+        self._rx: OrderedDict[int, object] = OrderedDict()
+        self.unanchored_sets: list[tuple[object, list[int]]] = []
+        self.automaton = None
+        self._anchor_groups: list[list[int]] = []
+        self._anchor_len: list[int] = []
+        self._build_anchors()
+        self._build_unanchored_sets()
+        self._build_text_index(texts)
 
+    # -- construction ------------------------------------------------------
     @classmethod
-    def build(cls, entries: list[Entry]) -> "MatchIndex":
-        idx = cls(entries={e.id: e for e in entries})
-        auto = ahocorasick.Automaton()
-        by_anchor: dict[str, list[int]] = {}
+    def build(cls, entries: list[Entry], validate: bool = True) -> "MatchIndex":
+        """An index over in-memory entries; every signature is compiled once when ``validate``."""
+        specs: list[SigSpec] = []
         for e in entries:
             for s in e.signatures:
-                cs = compile_signature(e.id, s.name, s.pattern, s.ignore_case)
-                i = len(idx.signatures)
-                idx.signatures.append(cs)
-                if cs.anchor:
-                    by_anchor.setdefault(cs.anchor, []).append(i)
-                else:
-                    idx.unanchored.append(i)
-        for lit, ids in by_anchor.items():
-            auto.add_word(lit, (len(lit), ids))
-        if by_anchor:
-            auto.make_automaton()
-            idx.automaton = auto
-        idx._build_text_index(entries)
-        return idx
+                if validate:
+                    compile_regex(e.id, s.name, s.pattern, s.ignore_case)
+                specs.append(make_spec(e.id, s.name, s.pattern, s.ignore_case))
+        by_id = {e.id: e for e in entries}
+        texts = [(e.id, _entry_text(e.error_text, e.title.en, [x for s in e.signatures for x in s.examples])) for e in entries]
+        return cls(specs, {e.id: e.role for e in entries}, by_id.__getitem__, texts)
 
-    # -- fuzzy side index, only for the "related" list --------------------
-    def _build_text_index(self, entries: list[Entry]) -> None:
+    @classmethod
+    def from_documents(cls, docs: Iterable[tuple[str, str]], entry_lookup: Callable[[str], Entry]) -> "MatchIndex":
+        """An index from stored JSON documents (already validated when they were loaded)."""
+        specs: list[SigSpec] = []
+        roles: dict[str, str] = {}
+        texts: list[tuple[str, str]] = []
+        for eid, doc in docs:
+            d = json.loads(doc)
+            roles[eid] = d.get("role", "cause")
+            sigs = d.get("signatures", [])
+            for s in sigs:
+                specs.append(make_spec(eid, s["name"], s["pattern"], bool(s.get("ignore_case"))))
+            texts.append((eid, _entry_text(d.get("error_text", ""), (d.get("title") or {}).get("en", ""),
+                                           [x for s in sigs for x in s.get("examples", [])])))
+        return cls(specs, roles, entry_lookup, texts)
+
+    def _build_anchors(self) -> None:
+        groups: dict[str, int] = {}
+        auto = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+        for i, s in enumerate(self.signatures):
+            if not s.anchor:
+                continue
+            g = groups.get(s.anchor)
+            if g is None:
+                g = groups[s.anchor] = len(self._anchor_groups)
+                self._anchor_groups.append([])
+                self._anchor_len.append(len(s.anchor))
+                auto.add_word(s.anchor, g)
+            self._anchor_groups[g].append(i)
+        if groups:
+            auto.make_automaton()
+            self.automaton = auto
+
+    def _build_unanchored_sets(self) -> None:
+        """Signatures without a usable literal are screened together by RE2 Sets (one pass per Set)."""
+        unanchored = [i for i, s in enumerate(self.signatures) if not s.anchor]
+        for ci in (True, False):
+            ids = [i for i in unanchored if self.signatures[i].ignore_case == ci]
+            if not ids:
+                continue
+            rset = re2.Set.SearchSet(_options(ci, 64 << 20))
+            try:
+                for i in ids:
+                    rset.Add(self.signatures[i].pattern)
+                rset.Compile()
+            except re2.error:  # type: ignore[attr-defined]
+                self.unanchored_sets.append((None, ids))
+                continue
+            self.unanchored_sets.append((rset, ids))
+
+    # -- entries -------------------------------------------------------------
+    def entry(self, entry_id: str) -> Entry:
+        return self._lookup(entry_id)
+
+    @property
+    def entry_ids(self) -> list[str]:
+        return self._ids
+
+    def regex(self, sid: int):
+        rx = self._rx.get(sid)
+        if rx is None:
+            s = self.signatures[sid]
+            rx = compile_regex(s.entry_id, s.name, s.pattern, s.ignore_case)
+            self._rx[sid] = rx
+            if len(self._rx) > REGEX_CACHE:
+                self._rx.popitem(last=False)
+        else:
+            self._rx.move_to_end(sid)
+        return rx
+
+    # -- fuzzy side index, only for the "related" list ---------------------
+    def _build_text_index(self, texts: Iterable[tuple[str, str]]) -> None:
+        self._ids: list[str] = []
+        docs: list[set[str]] = []
         df: dict[str, int] = {}
-        docs: dict[str, set[str]] = {}
-        for e in entries:
-            text = " ".join([e.error_text, e.title.en] + [x for s in e.signatures for x in s.examples])
+        for eid, text in texts:
             toks = set(tokens(text))
-            docs[e.id] = toks
+            self._ids.append(eid)
+            docs.append(toks)
             for t in toks:
                 df[t] = df.get(t, 0) + 1
-        n = max(len(entries), 1)
+        n = max(len(self._ids), 1)
         self.idf = {t: math.log(1 + n / c) for t, c in df.items()}
-        for eid, toks in docs.items():
-            vec = {t: self.idf[t] for t in toks}
-            norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
-            self.entry_tokens[eid] = {t: v / norm for t, v in vec.items()}
+        self._norm = array("f", (math.sqrt(sum(self.idf[t] ** 2 for t in toks)) or 1.0 for toks in docs))
+        post: dict[str, array] = {}
+        for k, toks in enumerate(docs):
             for t in toks:
-                self.postings.setdefault(t, []).append(eid)
+                arr = post.get(t)
+                if arr is None:
+                    arr = post[t] = array("I")
+                arr.append(k)
+        self.postings = post
 
     def similar(self, text: str, limit: int = 5, exclude: set[str] | None = None) -> list[tuple[str, float]]:
         q = {t: self.idf[t] for t in set(tokens(text)) if t in self.idf}
         if not q:
             return []
-        norm = math.sqrt(sum(v * v for v in q.values())) or 1.0
-        scores: dict[str, float] = {}
+        qn = math.sqrt(sum(v * v for v in q.values())) or 1.0
+        scores: dict[int, float] = {}
         for t, w in q.items():
-            for eid in self.postings.get(t, ()):
-                scores[eid] = scores.get(eid, 0.0) + (w / norm) * self.entry_tokens[eid][t]
-        ranked = sorted(((s, e) for e, s in scores.items() if not exclude or e not in exclude), reverse=True)
-        return [(e, round(s, 3)) for s, e in ranked[:limit]]
+            for k in self.postings.get(t, ()):
+                scores[k] = scores.get(k, 0.0) + w * w
+        ranked = sorted(((s / (qn * self._norm[k]), self._ids[k]) for k, s in scores.items()), reverse=True)
+        out = [(eid, round(s, 3)) for s, eid in ranked if not exclude or eid not in exclude]
+        return out[:limit]
 
     # -- exact side: literal prefilter, then RE2 ---------------------------
     def hits(self, parsed: ParsedLog) -> list[Hit]:
@@ -131,20 +242,40 @@ class MatchIndex:
         for ln in lines:
             starts.append(pos)
             pos += len(ln.text) + 1
-        haystack = "\n".join(ln.text for ln in lines).lower()
+        joined = "\n".join(ln.text for ln in lines)
+        haystack = joined.lower()
+        lowered = haystack.split("\n")
+        if len(lowered) != len(lines) or len(haystack) != len(joined):  # lowercasing changed lengths
+            lowered = [ln.text.lower() for ln in lines]
+            haystack = "\n".join(lowered)
+            starts, pos = [], 0
+            for low in lowered:
+                starts.append(pos)
+                pos += len(low) + 1
         todo: dict[int, set[int]] = {}
         if self.automaton is not None:
-            for end, (length, ids) in self.automaton.iter(haystack):
-                li = bisect.bisect_right(starts, end - length + 1) - 1
-                for sid in ids:
+            groups, lens = self._anchor_groups, self._anchor_len
+            for end, g in self.automaton.iter(haystack):
+                li = bisect.bisect_right(starts, end - lens[g] + 1) - 1
+                for sid in groups[g]:
                     todo.setdefault(sid, set()).add(li)
-        for sid in self.unanchored:
-            todo[sid] = set(range(len(lines)))
+        everywhere = range(len(lines))
+        for rset, ids in self.unanchored_sets:
+            found = ids if rset is None else [ids[k] for k in (rset.Match(joined) or ())]
+            for sid in found:
+                todo[sid] = set(everywhere)
         out: list[Hit] = []
         for sid, line_ids in todo.items():
             sig = self.signatures[sid]
+            rx = None
             for li in sorted(line_ids):
-                if sig.regex.search(lines[li].text):
+                if sig.others:
+                    low = lowered[li]
+                    if not all(lit in low for lit in sig.others):
+                        continue
+                if rx is None:
+                    rx = self.regex(sid)
+                if rx.search(lines[li].text):
                     out.append(Hit(sig, lines[li]))
         return out
 
@@ -152,4 +283,23 @@ class MatchIndex:
         return parse_log(text)
 
 
-_WS = re.compile(r"\s+")
+def _entry_text(error_text: str, title: str, examples: list[str]) -> str:
+    return " ".join([error_text, title, *examples])
+
+
+class EntriesView(Mapping):
+    """Read-only mapping id -> Entry over an index's lookup (for code that wants a dict)."""
+
+    def __init__(self, index: MatchIndex):
+        self._index = index
+
+    def __getitem__(self, key: str) -> Entry:
+        if key not in self._index.roles:
+            raise KeyError(key)
+        return self._index.entry(key)
+
+    def __iter__(self):
+        return iter(self._index.entry_ids)
+
+    def __len__(self) -> int:
+        return len(self._index.entry_ids)

@@ -14,12 +14,10 @@ MAX_LINES = 20000
 MAX_LINE_CHARS = 4000
 
 # Prefixes a launcher or logger puts in front of a line, removed repeatedly.
-_RANK_PREFIXES = [
-    re.compile(r"^\[(?:rank|Rank|RANK)\s*(\d+)\]:\s?"),  # torch>=2.3 excepthook / c10 logs
-    re.compile(r"^\[default(\d+)\]:\s?"),  # torchrun --tee / accelerate
-    re.compile(r"^\[1,(\d+)\]<std(?:out|err)>:\s?"),  # mpirun --tag-output
-    re.compile(r"^rank(\d+):\s"),
-]
+# [rank3]: (torch>=2.3 excepthook, c10 logs) | [default0]: (torchrun --tee) | [1,3]<stderr>: (mpirun) | rank3:
+_RANK_PREFIX = re.compile(
+    r"^(?:\[(?:rank|Rank|RANK)\s*(\d+)\]:\s?|\[default(\d+)\]:\s?|\[1,(\d+)\]<std(?:out|err)>:\s?|rank(\d+):\s)"
+)
 _HOST_PREFIX = re.compile(r"^(?:[A-Za-z][\w.-]*|\d+\.\d+\.\d+\.\d+): (?=\[|\S+:\d+:\d+ \[|Traceback|\s)")
 _TS_PREFIXES = [
     # 2024-05-01 12:00:00,123 / [2024-05-01 12:00:00.123] / 2024-05-01T12:00:00Z
@@ -40,11 +38,11 @@ _CHAIN_DURING = "During handling of the above exception, another exception occur
 _WHAT = re.compile(r"^\s*what\(\):\s+(.*)$")
 _CPP_RAISED = re.compile(r"^Exception raised from (\S+) at (\S+):(\d+)")
 _CPP_FRAME = re.compile(r"^frame #\d+:")
-_VERSION_HINTS = [
-    ("nccl", re.compile(r"NCCL version (\d+\.\d+\.\d+)")),
-    ("python", re.compile(r"python(3\.\d+)/(?:site|dist)-packages")),
-    ("torch", re.compile(r"\btorch(?:==| version:? ?)(\d+\.\d+\.\d+)")),
-    ("cuda", re.compile(r"CUDA Version: (\d+\.\d+)")),
+_VERSION_HINTS = [  # (package, cheap substring test, pattern)
+    ("nccl", "NCCL version", re.compile(r"NCCL version (\d+\.\d+\.\d+)")),
+    ("python", "python3.", re.compile(r"python(3\.\d+)/(?:site|dist)-packages")),
+    ("torch", "torch", re.compile(r"\btorch(?:==| version:? ?)(\d+\.\d+\.\d+)")),
+    ("cuda", "CUDA Version", re.compile(r"CUDA Version: (\d+\.\d+)")),
 ]
 
 
@@ -113,32 +111,40 @@ def _ts_key(groups: tuple, has_year: bool) -> float:
     return ((month * 31 + day) * 86400) + hh * 3600 + mm * 60 + ss + float("0." + frac)
 
 
+_ANY_PREFIX = re.compile(
+    "|".join(f"(?:{rx.pattern.lstrip('^')})" for rx in [_HOST_PREFIX, _RANK_PREFIX, *_TS_PREFIXES, _LEVEL_PREFIX])
+)
+_PREFIX_START = frozenset("[IWEFr0123456789" + "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
 def _strip(raw: str) -> tuple[str, int | None, float | None]:
+    """Remove host, rank, timestamp and log-level prefixes (in any order, repeatedly)."""
     text = raw.rstrip("\r\n")
     rank: int | None = None
     ts: float | None = None
-    for _ in range(6):
-        before = text
+    for _ in range(8):
+        if not text or text[0] not in _PREFIX_START or not _ANY_PREFIX.match(text):
+            break
         m = _HOST_PREFIX.match(text)
         if m:
             text = text[m.end():]
-        for rx in _RANK_PREFIXES:
-            m = rx.match(text)
-            if m:
-                if rank is None:
-                    rank = int(m.group(1))
-                text = text[m.end():]
-        for i, rx in enumerate(_TS_PREFIXES):
-            m = rx.match(text)
-            if m:
-                if ts is None:
-                    ts = _ts_key(m.groups(), has_year=(i == 0))
-                text = text[m.end():]
-        m = _LEVEL_PREFIX.match(text)
+            continue
+        m = _RANK_PREFIX.match(text)
         if m:
+            if rank is None:
+                rank = int(next(g for g in m.groups() if g is not None))
             text = text[m.end():]
-        if text == before:
+            continue
+        m = _TS_PREFIXES[0].match(text) or _TS_PREFIXES[1].match(text)
+        if m:
+            if ts is None:
+                ts = _ts_key(m.groups(), has_year=(m.re is _TS_PREFIXES[0]))
+            text = text[m.end():]
+            continue
+        m = _LEVEL_PREFIX.match(text)
+        if not m:
             break
+        text = text[m.end():]
     return text, rank, ts
 
 
@@ -161,8 +167,8 @@ def parse_log(text: str) -> ParsedLog:
         m = _NCCL_LINE.match(ln.text)
         if m:
             ln.kind = "nccl"
-        for pkg, rx in _VERSION_HINTS:
-            if pkg not in versions:
+        for pkg, probe, rx in _VERSION_HINTS:
+            if pkg not in versions and probe in ln.text:
                 vm = rx.search(ln.text)
                 if vm:
                     versions[pkg] = vm.group(1)

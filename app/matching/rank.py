@@ -57,7 +57,7 @@ class EntryMatch:
 def _root_cause(index: MatchIndex, parsed: ParsedLog, hits: list[Hit]) -> Line | None:
     roles_by_line: dict[int, set[str]] = {}
     for h in hits:
-        roles_by_line.setdefault(h.line.no, set()).add(index.entries[h.sig.entry_id].role)
+        roles_by_line.setdefault(h.line.no, set()).add(index.roles[h.sig.entry_id])
     incidents: list[Incident] = []
     seen: set[int] = set()
     for exc in parsed.exceptions:
@@ -112,7 +112,7 @@ def match_text(
         by_entry.setdefault(h.sig.entry_id, EntryMatch(h.sig.entry_id)).hits.append(h)
 
     for m in by_entry.values():
-        e = index.entries[m.entry_id]
+        e = index.entry(m.entry_id)
         best = m.best
         conf = confidence_for(best.sig.specificity)
         names = {h.sig.name for h in m.hits}
@@ -152,13 +152,13 @@ def match_text(
 
     related: list[dict[str, Any]] = []
     for m in weak:
-        related.append({"id": m.entry_id, "title": index.entries[m.entry_id].title.get(lang),
+        related.append({"id": m.entry_id, "title": index.entry(m.entry_id).title.get(lang),
                         "score": m.confidence, "url": f"/errors/{m.entry_id}", "why": "weak signature match"})
     if not matches:
         err_lines = [x.line.text for x in parsed.exceptions] or [ln.text for ln in parsed.lines[-20:]]
         for eid, s in index.similar("\n".join(err_lines), limit=3, exclude={m.entry_id for m in weak}):
             if s >= 0.25:
-                related.append({"id": eid, "title": index.entries[eid].title.get(lang), "score": s,
+                related.append({"id": eid, "title": index.entry(eid).title.get(lang), "score": s,
                                 "url": f"/errors/{eid}", "why": "similar words, no signature matched"})
 
     out = {
@@ -181,7 +181,7 @@ def match_text(
 
 
 def _match_view(index: MatchIndex, m: EntryMatch, lang: str, versions: dict[str, str]) -> dict[str, Any]:
-    e = index.entries[m.entry_id]
+    e = index.entry(m.entry_id)
     best = m.best
     was: list[tuple[bool, float, dict]] = []
     for w in e.workarounds:

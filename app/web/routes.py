@@ -1,0 +1,193 @@
+"""The web pages that are not API views: the home page (paste a log), its results, the
+language switch, the static files, and HTML error pages for browsers.
+
+`install(app)` is called by app/main.py.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any
+from urllib.parse import parse_qsl
+
+from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.formparsers import MultiPartException, MultiPartParser
+
+from app.api.deps import snapshot, wants_html
+from app.api.match import read_body
+from app.api.problems import ApiError
+from app.i18n.negotiate import SUPPORTED, UnsupportedLanguage, explicit, negotiate
+from app.i18n.translations import NATIVE_NAME, gettext_for
+from app.matching.rank import match_text
+from app.web.pages import STATIC, error_page, home_page, is_local_path, results_page, strip_lang
+
+MAX_MATCHES = 10
+COOKIE_MAX_AGE = 365 * 24 * 3600
+
+
+def page_lang(request: Request, form_lang: str | None = None) -> str:
+    """The language of a page: ?lang= (or a form field), the lang cookie, Accept-Language; bad values ignored."""
+    for candidate in (form_lang, request.query_params.get("lang")):
+        try:
+            chosen = explicit(candidate)
+        except UnsupportedLanguage:
+            chosen = None
+        if chosen:
+            return chosen
+    return negotiate(None, request.headers.get("accept-language"), request.cookies.get("lang"))
+
+
+async def home(request: Request) -> Response:
+    return home_page(request, snapshot(request), page_lang(request))
+
+
+async def _form_fields(request: Request, body: bytes) -> dict[str, Any]:
+    ctype = request.headers.get("content-type", "").lower()
+    if ctype.startswith("multipart/form-data"):
+        async def stream():
+            yield body
+
+        form = await MultiPartParser(request.headers, stream()).parse()
+        fields: dict[str, Any] = {}
+        for key, value in form.multi_items():
+            fields.setdefault(key, value)
+        return fields
+    if ctype.startswith("application/x-www-form-urlencoded"):
+        fields = {}
+        for key, value in parse_qsl(body.decode("utf-8", errors="replace"), keep_blank_values=True):
+            fields.setdefault(key, value)
+        return fields
+    # text/plain (or no type): the body is the log itself
+    return {"text": body.decode("utf-8", errors="replace")}
+
+
+async def _field_text(value: Any) -> str:
+    if isinstance(value, UploadFile):
+        data = await value.read()
+        await value.close()
+        return data.decode("utf-8", errors="replace")
+    return value if isinstance(value, str) else ""
+
+
+async def results(request: Request) -> Response:
+    snap = snapshot(request)
+    lang = page_lang(request)
+    _ = gettext_for(lang)
+    try:
+        body = await read_body(request)
+    except ApiError as exc:
+        if exc.status != 413:
+            raise
+        return error_page(request, lang, 413, _("The log is too large"),
+                          _("The form can send at most %(limit)s. Paste the part of the log around the first "
+                            "error (the first traceback of every rank), or trim repeated lines.", limit="1 MiB"))
+    try:
+        fields = await _form_fields(request, body)
+    except MultiPartException as exc:
+        return error_page(request, lang, 400, _("The form could not be read"), str(exc))
+    lang = page_lang(request, fields.get("lang") if isinstance(fields.get("lang"), str) else None)
+    _ = gettext_for(lang)
+    text = await _field_text(fields.get("text"))
+    upload = await _field_text(fields.get("logfile"))
+    if not text.strip() and upload.strip():
+        text = upload
+    env_text = await _field_text(fields.get("environment"))
+    if not text.strip():
+        return home_page(request, snap, lang, text=text, environment_text=env_text, status=422,
+                         error=_("The log is empty. Paste a traceback or log (or choose a log file), then submit."))
+    result = await run_in_threadpool(match_text, snap.index, text, env_text if env_text.strip() else None,
+                                     MAX_MATCHES, lang)
+    return results_page(request, snap, lang, result, text=text, environment_text=env_text)
+
+
+async def results_get(request: Request) -> Response:
+    """A results page exists only as the answer to a form post: go to the form."""
+    target = "/" + (f"?lang={request.query_params['lang']}" if request.query_params.get("lang") in SUPPORTED else "")
+    return RedirectResponse(target, status_code=303)
+
+
+async def switch_language(code: str, request: Request, next: str | None = None) -> Response:
+    try:
+        lang = explicit(code)
+    except UnsupportedLanguage:
+        lang = None
+    if not lang:
+        here = page_lang(request)
+        _ = gettext_for(here)
+        names = ", ".join(f"{NATIVE_NAME[x]} ({x})" for x in SUPPORTED)
+        return error_page(request, here, 404, _("Unknown language"),
+                          _("This site is available in: %(names)s.", names=names))
+    target = strip_lang(next) if is_local_path(next) else "/"
+    resp = RedirectResponse(target, status_code=303)
+    resp.set_cookie("lang", lang, max_age=COOKIE_MAX_AGE, path="/", samesite="lax", httponly=True)
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+# ----------------------------------------------------------------------------- HTML errors for browsers
+
+
+def _browser_page_request(request: Request) -> bool:
+    path = request.url.path
+    return (request.method in ("GET", "HEAD") and wants_html(request)
+            and not path.endswith((".json", ".md")) and not path.startswith("/static/"))
+
+
+def _status_and_detail(exc: Exception) -> tuple[int, str]:
+    if isinstance(exc, ApiError):
+        return exc.status, exc.message
+    if isinstance(exc, UnsupportedLanguage):
+        return 422, str(exc)
+    if isinstance(exc, StarletteHTTPException):
+        return exc.status_code, str(exc.detail)
+    if isinstance(exc, RequestValidationError):
+        msgs = [f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg')}" for e in exc.errors()]
+        return 422, "; ".join(msgs) or "invalid request"
+    return 500, "internal error"
+
+
+def html_error(request: Request, exc: Exception) -> Response:
+    status, detail = _status_and_detail(exc)
+    lang = page_lang(request)
+    _ = gettext_for(lang)
+    if isinstance(exc, UnsupportedLanguage):
+        names = ", ".join(f"{NATIVE_NAME[x]} ({x})" for x in SUPPORTED)
+        return error_page(request, lang, status, _("Unknown language"),
+                          _("This site is available in: %(names)s.", names=names))
+    titles = {
+        404: (_("Not found"), _("There is nothing at this address. Try the search or the list of errors.")),
+        405: (_("Not allowed"), _("This address does not answer to this kind of request.")),
+        413: (_("Too large"), _("The request is larger than the limit of 1 MiB.")),
+        422: (_("Invalid request"), _("Some of the values in the address are not valid.")),
+    }
+    title, message = titles.get(status, (_("Something went wrong"), _("The request could not be processed.")))
+    return error_page(request, lang, status, title, message + " (" + detail + ")")
+
+
+def _html_or(original):
+    async def handler(request: Request, exc: Exception):
+        if _browser_page_request(request):
+            return html_error(request, exc)
+        out = original(request, exc)
+        return await out if inspect.isawaitable(out) else out
+
+    return handler
+
+
+def install(app: FastAPI) -> None:
+    app.add_api_route("/", home, methods=["GET"], include_in_schema=False, name="web_home")
+    app.add_api_route("/", results, methods=["POST"], include_in_schema=False, name="web_results_root")
+    app.add_api_route("/results", results, methods=["POST"], include_in_schema=False, name="web_results")
+    app.add_api_route("/results", results_get, methods=["GET"], include_in_schema=False, name="web_results_get")
+    app.add_api_route("/lang/{code}", switch_language, methods=["GET"], include_in_schema=False, name="web_lang")
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    # Browsers get the errors of the API routes (404, 422, ...) as pages; API clients keep the JSON problems.
+    for exc_class in (ApiError, UnsupportedLanguage, StarletteHTTPException, RequestValidationError):
+        original = app.exception_handlers.get(exc_class)
+        if original is not None:
+            app.add_exception_handler(exc_class, _html_or(original))
