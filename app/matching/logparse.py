@@ -18,7 +18,11 @@ MAX_LINE_CHARS = 4000
 _RANK_PREFIX = re.compile(
     r"^(?:\[(?:rank|Rank|RANK)\s*(\d+)\]:\s?|\[default(\d+)\]:\s?|\[1,(\d+)\]<std(?:out|err)>:\s?|rank(\d+):\s)"
 )
-_HOST_PREFIX = re.compile(r"^(?:[A-Za-z][\w.-]*|\d+\.\d+\.\d+\.\d+): (?=\[|\S+:\d+:\d+ \[|Traceback|\s)")
+# "worker-1: " (pdsh / DeepSpeed launcher): lowercase host names only, so "RuntimeError: [" is never taken
+_HOST_PREFIX = re.compile(
+    r"^(?!(?:error|warning|warn|info|debug|fatal|note|hint|caused|from|at|in)\b)"
+    r"(?:[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*|\d+\.\d+\.\d+\.\d+): (?=\[|\S+:\d+:\d+ \[|Traceback|\s)"
+)
 _TS_PREFIXES = [
     # 2024-05-01 12:00:00,123 / [2024-05-01 12:00:00.123] / 2024-05-01T12:00:00Z
     re.compile(r"^\[?(\d{4})-(\d{2})-(\d{2})[ T_](\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(?:Z|[+-]\d{2}:?\d{2})?\]?\s*"),
@@ -53,6 +57,7 @@ class Line:
     text: str  # prefixes removed
     rank: int | None = None
     ts: float | None = None  # sortable within one log (month, day, seconds)
+    indented: bool = False  # the text (after prefixes) started with whitespace
     kind: str = "text"  # text | frame | code | traceback | exception | what | cpp | cppframe | nccl | chain
 
 
@@ -163,7 +168,8 @@ def parse_log(text: str) -> ParsedLog:
         if len(raw) > MAX_LINE_CHARS:
             raw = raw[:MAX_LINE_CHARS]
         stripped, rank, ts = _strip(raw)
-        ln = Line(no=i, raw=raw.rstrip(), text=stripped.strip(), rank=rank, ts=ts)
+        ln = Line(no=i, raw=raw.rstrip(), text=stripped.strip(), rank=rank, ts=ts,
+                  indented=stripped[:1] in (" ", "\t"))
         m = _NCCL_LINE.match(ln.text)
         if m:
             ln.kind = "nccl"
@@ -224,7 +230,7 @@ def _tracebacks(lines: list[Line]) -> list[PyException]:
                     i += 1
                     continue
                 nxt = stream[i]
-                if nxt.raw.startswith((" ", "\t")) and not _EXC_LINE.match(nxt.text) or set(nxt.text) <= set("^~ "):
+                if nxt.text and (nxt.indented and not _EXC_LINE.match(nxt.text) or set(nxt.text) <= set("^~ ")):
                     nxt.kind = "code"
                     i += 1
                     continue

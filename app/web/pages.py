@@ -72,6 +72,15 @@ def inline_markup(text: str | None) -> Markup:
     return Markup(out)
 
 
+def paragraphs(text: str | None, cls: str | None = None) -> Markup:
+    """One <p> per paragraph (a line break in a folded YAML text starts a new paragraph)."""
+    if not text:
+        return Markup("")
+    attr = Markup(' class="%s"') % cls if cls else Markup("")
+    parts = [p for p in re.split(r"\n\s*", text.strip()) if p]
+    return Markup("\n").join(Markup("<p%s>%s</p>") % (attr, inline_markup(p)) for p in parts)
+
+
 @lru_cache(maxsize=None)
 def environment(lang: str) -> Environment:
     """One Jinja2 environment per language, with that language's gettext catalog installed."""
@@ -89,6 +98,7 @@ def environment(lang: str) -> Environment:
     env.filters["date"] = lambda d, fmt="long": format_date(d, lang, fmt)
     env.filters["num"] = lambda x: format_number(x, lang)
     env.filters["inline"] = inline_markup
+    env.filters["paragraphs"] = paragraphs
     env.filters["width"] = lambda x: f"{max(0.0, min(1.0, float(x or 0))) * 100:.0f}%"
     return env
 
