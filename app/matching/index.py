@@ -31,7 +31,7 @@ import re2
 from app.entry import Entry
 from app.matching.literals import anchor, required_literals, specificity
 from app.matching.logparse import Line, ParsedLog, parse_log
-from app.matching.mask import tokens
+from app.matching.mask import mask, tokens
 
 MIN_SPECIFICITY = 14  # letters/digits a signature must insist on (lint)
 MAX_ANCHOR = 16  # any substring of a required literal is itself required: keep anchors short
@@ -199,11 +199,13 @@ class MatchIndex:
     # -- fuzzy side index, only for the "related" list ---------------------
     def _build_text_index(self, texts: Iterable[tuple[str, str]]) -> None:
         self._ids: list[str] = []
+        self._masked: list[str] = []  # masked, lowercased message texts (for truncated pastes)
         docs: list[set[str]] = []
         df: dict[str, int] = {}
         for eid, text in texts:
             toks = set(tokens(text))
             self._ids.append(eid)
+            self._masked.append(mask(text).lower())
             docs.append(toks)
             for t in toks:
                 df[t] = df.get(t, 0) + 1
@@ -230,6 +232,21 @@ class MatchIndex:
                 scores[k] = scores.get(k, 0.0) + w * w
         ranked = sorted(((s / (qn * self._norm[k]), self._ids[k]) for k, s in scores.items()), reverse=True)
         out = [(eid, round(s, 3)) for s, eid in ranked if not exclude or eid not in exclude]
+        return out[:limit]
+
+    def containing(self, line: str, limit: int = 20) -> list[str]:
+        """Entries whose message text contains this (masked) line: a truncated paste of a known message."""
+        needle = mask(line).lower().strip()
+        toks = [t for t in set(tokens(line)) if t in self.idf]
+        if len(needle) < 30 or len(toks) < 4:
+            return []
+        lists = sorted((self.postings.get(t, array("I")) for t in toks), key=len)
+        cand = set(lists[0])
+        for arr in lists[1:3]:
+            cand &= set(arr)
+            if not cand:
+                return []
+        out = [self._ids[k] for k in sorted(cand) if needle in self._masked[k]]
         return out[:limit]
 
     # -- exact side: literal prefilter, then RE2 ---------------------------

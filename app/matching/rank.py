@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.matching.environment import applicability, parse_environment, requirement_holds
-from app.matching.index import Hit, MatchIndex
+from app.matching.index import Hit, MatchIndex, SigSpec
 from app.matching.logparse import Line, ParsedLog
 from app.render.view import dead_end_view, workaround_view
 
@@ -93,6 +93,24 @@ def _root_cause(index: MatchIndex, parsed: ParsedLog, hits: list[Hit]) -> Line |
     return min(causes, key=lambda i: i.order).line
 
 
+TRUNCATED_WEIGHT = 0.8
+
+
+def _truncated_hits(index: MatchIndex, parsed: ParsedLog, already: set[str]) -> list[Hit]:
+    """A pasted message cut short (or a message whose variable tail differs) still names its entry
+    when the whole pasted line occurs inside the entry's message text."""
+    cands = [e.line for e in parsed.exceptions] or [ln for ln in parsed.lines if ln.text][-3:]
+    out: list[Hit] = []
+    for ln in cands[-5:]:
+        for eid in index.containing(ln.text):
+            if eid in already:
+                continue
+            spec = int(sum(ch.isalnum() for ch in ln.text[:200]) * TRUNCATED_WEIGHT)
+            out.append(Hit(SigSpec(eid, "truncated-text", "", True, None, (), spec), ln))
+            already.add(eid)
+    return out
+
+
 def match_text(
     index: MatchIndex,
     text: str,
@@ -103,6 +121,7 @@ def match_text(
     t0 = time.perf_counter()
     parsed = index.parse(text)
     hits = index.hits(parsed)
+    hits += _truncated_hits(index, parsed, {h.sig.entry_id for h in hits})
     root = _root_cause(index, parsed, hits)
     versions = dict(parsed.versions)
     versions.update(parse_environment(environment))
