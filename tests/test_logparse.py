@@ -114,3 +114,20 @@ def test_huge_and_odd_input_is_bounded():
     p = parse_log("x" * 100000 + "\n" + "\r\n".join(["line"] * 30000))
     assert p.truncated and len(p.lines) == 20000
     assert len(p.lines[0].raw) <= 4000
+
+
+def test_dataloader_worker_wrapper_points_to_the_original_exception():
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 9, in <module>\n'
+        "    for batch in loader:\n"
+        "RuntimeError: Caught RuntimeError in DataLoader worker process 0.\n"
+        "Original Traceback (most recent call last):\n"
+        '  File "/opt/conda/lib/python3.11/site-packages/torch/utils/data/_utils/worker.py", line 349, in _worker_loop\n'
+        "    data = fetcher.fetch(index)\n"
+        "RuntimeError: [enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: can't allocate memory\n"
+    )
+    p = parse_log(text)
+    wrapper, original = p.exceptions
+    assert "Caught RuntimeError" in wrapper.message and "DefaultCPUAllocator" in original.message
+    assert wrapper.chained_from is original and original.chained_from is None

@@ -3,6 +3,7 @@ built from the repository's kb/."""
 from __future__ import annotations
 
 import html
+import os
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -14,7 +15,7 @@ from app.main import create_app
 from app.store.load import load_into_db
 
 REPO = Path(__file__).resolve().parent.parent
-KB = REPO / "kb"
+KB = Path(os.environ.get("FAULTLINE_TEST_KB") or REPO / "kb")  # override: test another copy of kb/
 SEED = "pytorch/nccl-timeout-allreduce"
 SEED_LINE = (
     "RuntimeError: [Rank 0] NCCL communicator was aborted on rank 2.  Original reason for failure was: "
@@ -269,6 +270,8 @@ def test_browse_lists_searches_filters_and_pages(web):
         assert 'rel="next"' in r.text and "page=2" in r.text
     r = page(web, "/errors?lang=zh")
     assert "浏览错误" in r.text and "全部领域" in r.text
+    r = page(web, "/errors?page=9999")
+    assert "There is no page 9999" in r.text and 'href="/errors"' in r.text
 
 
 def test_guides_pages(web):

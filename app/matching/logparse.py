@@ -33,6 +33,8 @@ _LEVEL_PREFIX = re.compile(r"^\[[IWEF] [\w.]+:\d+\]\s*")  # [E ProcessGroupNCCL.
 _NCCL_LINE = re.compile(r"^(\S+):(\d+):(\d+) \[(\d+)\] NCCL (INFO|WARN|TRACE|ERROR)\b")
 
 _TRACEBACK = "Traceback (most recent call last):"
+# DataLoader workers and DataParallel replicas re-raise "Caught X in ..." and print the original after this
+_ORIGINAL_TRACEBACK = "Original Traceback (most recent call last):"
 _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+), in (.+)$')
 _EXC_LINE = re.compile(
     r"^((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Failure|Warning|Fault|Timeout))(?:: ?(.*))?$"
@@ -216,9 +218,10 @@ def _tracebacks(lines: list[Line]) -> list[PyException]:
                 ln.kind = "cpp"
             elif _CPP_FRAME.match(t):
                 ln.kind = "cppframe"
-            if t != _TRACEBACK:
+            if t not in (_TRACEBACK, _ORIGINAL_TRACEBACK):
                 i += 1
                 continue
+            original_of = prev if t == _ORIGINAL_TRACEBACK else None
             ln.kind = "traceback"
             frames: list[Frame] = []
             i += 1
@@ -243,7 +246,10 @@ def _tracebacks(lines: list[Line]) -> list[PyException]:
                 if em:
                     stream[i].kind = "exception"
                     exc = PyException(em.group(1), (em.group(2) or "").strip(), stream[i], frames)
-                    if pending_chain and prev is not None:
+                    if original_of is not None:  # the wrapper was raised because of this one
+                        original_of.chained_from = exc
+                        exc.cause_of = original_of
+                    elif pending_chain and prev is not None:
                         exc.chained_from = prev
                         prev.cause_of = exc
                     found.append(exc)

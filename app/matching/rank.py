@@ -183,9 +183,7 @@ def match_text(
     out = {
         "matches": [_match_view(index, m, lang, versions) for m in matches[:limit]],
         "related": related[:limit],
-        "root_cause": (
-            {"rank": root.rank, "line": root.raw.strip(), "line_no": root.no} if root is not None else None
-        ),
+        "root_cause": _root_view(root, ranked),
         "environment": versions,
         "log": {
             "lines": len(parsed.lines),
@@ -197,6 +195,13 @@ def match_text(
         "took_ms": round((time.perf_counter() - t0) * 1000, 3),
     }
     return out
+
+
+def _root_view(root: Line | None, ranked: list[EntryMatch]) -> dict[str, Any] | None:
+    if root is None:
+        return None
+    known = next((m.entry_id for m in ranked if any(h.line.no == root.no for h in m.hits)), None)
+    return {"rank": root.rank, "line": root.raw.strip(), "line_no": root.no, "entry": known}
 
 
 def _match_view(index: MatchIndex, m: EntryMatch, lang: str, versions: dict[str, str]) -> dict[str, Any]:

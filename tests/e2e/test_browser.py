@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - the test extra is not installed
     sync_playwright = None
 
 REPO = Path(__file__).resolve().parents[2]
-KB = REPO / "kb"
+KB = Path(os.environ.get("FAULTLINE_TEST_KB") or REPO / "kb")  # override: test another copy of kb/
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -1,0 +1,84 @@
+"""Matching behaviour a user notices: the first failing rank, masking, environments, abstaining."""
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from app.kbfiles import load_kb
+from app.matching.environment import parse_environment
+from app.matching.index import MatchIndex
+from app.matching.rank import match_text
+from tests.conftest import KB
+
+EX = KB / "examples"
+
+
+@pytest.fixture(scope="module")
+def index() -> MatchIndex:
+    return MatchIndex.build(load_kb(KB).entries)
+
+
+def test_one_rank_oom_then_everyone_times_out(index):
+    log = (EX / "pytorch/cuda-out-of-memory/ddp-8gpu-rank3-oom-then-watchdog-timeouts.composed.log").read_text()
+    res = match_text(index, log)
+    assert res["root_cause"]["rank"] == 3
+    assert "OutOfMemoryError" in res["root_cause"]["line"]
+    assert res["root_cause"]["entry"] == "pytorch/cuda-out-of-memory"
+    ids = [m["id"] for m in res["matches"]]
+    assert ids[0] == "pytorch/cuda-out-of-memory"
+    assert "pytorch/nccl-timeout-allreduce" in ids[1:]
+    top, timeout = res["matches"][0], res["matches"][ids.index("pytorch/nccl-timeout-allreduce")]
+    assert top["root_cause_match"] and not timeout["root_cause_match"]
+    assert any("consequence" in w for w in timeout["why"])
+    assert any("root cause" in w for w in top["why"])
+
+
+def test_unknown_user_exception_is_reported_as_the_root_cause(index):
+    """A real 3-rank gloo run: rank 2 raises a KeyError, the others then time out."""
+    log = (EX / "pytorch/gloo-collective-timeout/user-exception-then-timeouts-3ranks.real.log").read_text()
+    res = match_text(index, log)
+    assert res["root_cause"]["rank"] == 2 and "KeyError" in res["root_cause"]["line"]
+    assert res["root_cause"]["entry"] is None
+    assert res["matches"][0]["id"] == "pytorch/gloo-collective-timeout"
+
+
+def _perturb(text: str, seed: int) -> str:
+    rng = random.Random(seed)
+    text = re.sub(r"(?<![A-Za-z])\d{2,}", lambda m: str(rng.randint(10, 99999)), text)
+    text = re.sub(r"/workspace/", "/home/someone/jobs/run-%d/" % rng.randint(1, 999), text)
+    return text.replace("[rank", "[rank").replace("node-01", "gpu-host-%d" % rng.randint(1, 64))
+
+
+def test_the_same_error_from_another_run_scores_the_same(index):
+    for path in sorted(EX.glob("pytorch/*/*.log"))[:60]:
+        text = path.read_text(errors="replace")
+        a = match_text(index, text)
+        b = match_text(index, _perturb(text, 7))
+        assert [m["id"] for m in a["matches"]][:1] == [m["id"] for m in b["matches"]][:1], path
+        if a["matches"]:
+            assert a["matches"][0]["confidence"] == b["matches"][0]["confidence"], path
+
+
+def test_unknown_errors_abstain(index):
+    for path in sorted((EX / "negative").glob("*.log")):
+        assert match_text(index, path.read_text(errors="replace"))["matches"] == [], path
+
+
+def test_environment_text_is_parsed():
+    freeze = "torch==2.1.2\naccelerate==0.30.1\nnvidia-nccl-cu12==2.18.1\n"
+    assert parse_environment(freeze) == {"torch": "2.1.2", "accelerate": "0.30.1", "nccl": "2.18.1"}
+    collect_env = (
+        "PyTorch version: 2.3.1+cu121\nIs debug build: False\nCUDA used to build PyTorch: 12.1\n"
+        "Python version: 3.11.7 (main, Dec  8 2023, 18:56:58) [GCC 9.4.0] (64-bit runtime)\n"
+        "[pip3] numpy==1.26.4\n[pip3] torch==2.3.1\n"
+    )
+    env = parse_environment(collect_env)
+    assert env["torch"] == "2.3.1" and env["cuda"] == "12.1" and env["python"] == "3.11.7" and env["numpy"] == "1.26.4"
+    accel = "- `Accelerate` version: 0.34.2\n- PyTorch version (GPU?): 2.4.0+cu121 (True)\n"
+    assert parse_environment(accel) == {"accelerate": "0.34.2", "torch": "2.4.0"}
+    smi = "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |"
+    assert parse_environment(smi) == {"nvidia-driver": "535.104.05", "cuda": "12.2"}
+    assert parse_environment({"torch": "2.2.0", "bad": None}) == {"torch": "2.2.0"}
+    assert parse_environment("\x00\xff garbage") == {}
