@@ -119,7 +119,9 @@ class Entry(_Model):
     error_text: str = Field(min_length=1)
     category: str = Field(min_length=1)
     tags: list[str] = Field(default_factory=list)
-    role: Literal["cause", "symptom"] = "cause"
+    # cause: the error itself; symptom: usually a consequence of a failure elsewhere (another rank);
+    # wrapper: only reports that something else failed (torchrun's ChildFailedError summary)
+    role: Literal["cause", "symptom", "wrapper"] = "cause"
     signatures: list[Signature] = Field(min_length=1)
     root_cause: Text
     docs: list[DocLink] = Field(min_length=1)

@@ -67,7 +67,7 @@ def _root_cause(index: MatchIndex, parsed: ParsedLog, hits: list[Hit]) -> Line |
         roles = roles_by_line.get(ln.no, set())
         if "cause" in roles:
             cause = True
-        elif "symptom" in roles:
+        elif roles:  # symptom or wrapper
             cause = False
         else:
             cause = not _SYMPTOM.search(ln.text)
@@ -150,6 +150,9 @@ def match_text(
             m.why.append("it explains the first failure in the log (the root cause)")
         if e.role == "cause":
             score += 0.25
+        elif e.role == "wrapper":
+            score -= 0.25
+            m.why.append("this only reports that another process failed; the entries above say why")
         else:
             m.why.append("this error is usually a consequence of a failure elsewhere (another rank or process)")
         if best.line.kind in ("exception", "what"):
