@@ -16,7 +16,7 @@ COPY app ./app
 COPY migrations ./migrations
 COPY kb ./kb
 RUN pip install -e . \
-    && if [ -d app/i18n/locales ]; then pybabel compile -q -d app/i18n/locales; fi
+    && if [ -d app/i18n/locales ]; then pybabel -q compile -d app/i18n/locales; fi
 
 USER faultline
 # The knowledge base is validated and loaded at build time; a broken kb/ fails the build.

@@ -36,7 +36,7 @@ i18n-update: i18n-extract
 	$(BIN)/pybabel update -i app/i18n/messages.pot -d app/i18n/locales
 
 i18n-compile:
-	@if [ -d app/i18n/locales ]; then $(BIN)/pybabel compile -q -d app/i18n/locales; fi
+	@if [ -d app/i18n/locales ]; then $(BIN)/pybabel -q compile -d app/i18n/locales; fi
 
 bench: setup
 	$(BIN)/python -m bench

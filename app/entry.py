@@ -18,6 +18,8 @@ LANGS: tuple[str, ...] = ("en", "zh")
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*/[a-z0-9][a-z0-9._-]*$")
 GUIDE_ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK_CHARS = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+_CJK_GAP = re.compile(rf"(?<=[{_CJK_CHARS}])[ \t\n]+(?=[{_CJK_CHARS}])")
 
 
 class _Model(BaseModel):
@@ -29,6 +31,12 @@ class Text(_Model):
 
     en: str = Field(min_length=1)
     zh: str = Field(min_length=1)
+
+    @field_validator("zh")
+    @classmethod
+    def _join_cjk(cls, v: str) -> str:
+        """Folded YAML puts a space at every line break; between two Chinese characters it does not belong."""
+        return _CJK_GAP.sub("", v)
 
     def get(self, lang: str) -> str:
         return self.zh if lang == "zh" else self.en

@@ -35,6 +35,8 @@ _NCCL_LINE = re.compile(r"^(\S+):(\d+):(\d+) \[(\d+)\] NCCL (INFO|WARN|TRACE|ERR
 _TRACEBACK = "Traceback (most recent call last):"
 # DataLoader workers and DataParallel replicas re-raise "Caught X in ..." and print the original after this
 _ORIGINAL_TRACEBACK = "Original Traceback (most recent call last):"
+# torch.multiprocessing.spawn prints the child's traceback under this line, after ProcessRaisedException
+_SPAWN_CHILD = re.compile(r"^-- Process \d+ terminated with the following error:$")
 _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+), in (.+)$')
 _EXC_LINE = re.compile(
     r"^((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Failure|Warning|Fault|Timeout))(?:: ?(.*))?$"
@@ -197,6 +199,7 @@ def _tracebacks(lines: list[Line]) -> list[PyException]:
     found: list[PyException] = []
     for stream in _streams(lines).values():
         pending_chain: str | None = None
+        spawn_child = False
         prev: PyException | None = None
         i = 0
         n = len(stream)
@@ -218,10 +221,15 @@ def _tracebacks(lines: list[Line]) -> list[PyException]:
                 ln.kind = "cpp"
             elif _CPP_FRAME.match(t):
                 ln.kind = "cppframe"
+            if _SPAWN_CHILD.match(t):
+                spawn_child = True
+                i += 1
+                continue
             if t not in (_TRACEBACK, _ORIGINAL_TRACEBACK):
                 i += 1
                 continue
-            original_of = prev if t == _ORIGINAL_TRACEBACK else None
+            original_of = prev if (t == _ORIGINAL_TRACEBACK or spawn_child) else None
+            spawn_child = False
             ln.kind = "traceback"
             frames: list[Frame] = []
             i += 1
