@@ -202,6 +202,13 @@ def test_form_post_finds_the_entry_for_its_error_line(web, encoding):
     assert "Raising the timeout" in t  # a dead end
 
 
+def test_a_log_file_can_be_uploaded_instead(web):
+    files = {"text": (None, ""), "logfile": ("train.log", ("step 1\n" + SEED_LINE + "\n").encode(), "text/plain")}
+    r = web.post("/results", files=files, headers=HTML)
+    assert r.status_code == 200
+    assert f'href="/errors/{SEED}"' in r.text
+
+
 def test_form_post_on_root_url_and_in_chinese(web):
     r = web.post("/?lang=zh", data={"text": SEED_LINE}, headers=HTML)
     assert r.status_code == 200 and r.headers["content-language"] == "zh"
@@ -256,7 +263,9 @@ def test_get_results_goes_back_to_the_form(web):
 def test_browse_lists_searches_filters_and_pages(web):
     r = page(web, "/errors")
     assert_common_page(r.text, "en")
-    assert f'href="/errors/{SEED}"' in r.text and 'id="q"' in r.text and 'id="domain"' in r.text
+    assert 'id="q"' in r.text and 'id="domain"' in r.text and 'id="tag"' in r.text
+    assert 1 <= len(re.findall(r'class="card entry-card"', r.text)) <= 20
+    assert f'href="/errors/{SEED}"' in page(web, "/errors?per_page=200").text
     r = page(web, "/errors?q=watchdog+allreduce")
     assert f'href="/errors/{SEED}"' in r.text
     r = page(web, "/errors?q=no-such-words-anywhere-xyz")
@@ -337,3 +346,28 @@ def test_zh_catalog_translates_every_ui_string():
                 m = have[mid]
                 strings = m.string if isinstance(m.string, tuple) else (m.string,)
                 assert all(strings) and not m.fuzzy, f"zh: untranslated {mid!r}"
+
+
+def test_every_reason_the_matcher_gives_is_translated(web):
+    """The results page shows the matcher's reasons (English prose from app/matching/rank.py) in the
+    page's language: a new reason needs a pattern in app/web/pages.py and a catalog entry."""
+    from app.web.pages import translate_why
+
+    src = (REPO / "app" / "matching" / "rank.py").read_text()
+    fixed = re.findall(r'why\.append\(\s*"([^"]+)"\s*\)', src) + re.findall(r'"why":\s*"([^"]+)"', src)
+    assert len(fixed) >= 3
+    for reason in fixed:
+        assert CJK.search(translate_why(reason, "zh")), reason
+    samples = [
+        "signature 'watchdog-timeout' matched line 4 (rank 0)",
+        "signature 'watchdog-timeout' matched line 4",
+        "the environment's versions fall outside this entry's affected range: torch 1.9 not in >=2.2",
+    ]
+    for reason in samples:
+        assert CJK.search(translate_why(reason, "zh")), reason
+        assert translate_why(reason, "en") != ""
+    for env in ("torch==2.3.1", "torch==1.8.0", None):
+        res = web.post("/match", json={"text": SEED_LINE, "environment": env}).json()
+        for m in res["matches"]:
+            for reason in m["why"]:
+                assert CJK.search(translate_why(reason, "zh")), reason

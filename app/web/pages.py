@@ -214,6 +214,8 @@ _WHY = [
      lambda _, m: _("it explains the first failure in the log (the root cause)")),
     (re.compile(r"^this error is usually a consequence of a failure elsewhere \(another rank or process\)$"),
      lambda _, m: _("this error is usually a consequence of a failure elsewhere (another rank or process)")),
+    (re.compile(r"^this only reports that another process failed; the entries above say why$"),
+     lambda _, m: _("this only reports that another process failed; the entries above say why")),
     (re.compile(r"^the environment's versions fall outside this entry's affected range: (?P<reasons>.*)$", re.S),
      lambda _, m: _("your versions fall outside this entry's affected range: %(reasons)s", **m.groupdict())),
     (re.compile(r"^the environment's versions are in this entry's affected range$"),

@@ -24,6 +24,8 @@ except ImportError:  # pragma: no cover - the test extra is not installed
     sync_playwright = None
 
 REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:  # `app` is importable without `pip install -e .` too
+    sys.path.insert(0, str(REPO))
 KB = Path(os.environ.get("FAULTLINE_TEST_KB") or REPO / "kb")  # override: test another copy of kb/
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

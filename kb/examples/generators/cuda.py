@@ -8,7 +8,7 @@ Entries covered here (the rest of the cuda group needs a GPU, so their logs are 
 """
 from __future__ import annotations
 
-from generate import run_script
+from generate import NEUTRAL_WORK, run_script
 
 NOT_COMPILED = "pytorch/torch-not-compiled-with-cuda"
 CPU_OOM = "pytorch/cpu-allocator-out-of-memory"
@@ -176,16 +176,24 @@ print(out.shape)
 '''
 
 
+def _run(entry_id: str, name: str, script: str, **kw) -> None:
+    """run_script, then name the interpreter the way a conda install would (scrub() leaves the venv path)."""
+    dest = run_script(entry_id, name, script, **kw)
+    text = dest.read_text()
+    text = text.replace(f"{NEUTRAL_WORK}/.venv-gen/bin/python", "/opt/conda/bin/python")
+    dest.write_text(text)
+
+
 def generate() -> None:
-    run_script(NOT_COMPILED, "tensor-cuda-in-train-step", _TENSOR_CUDA)
-    run_script(NOT_COMPILED, "model-to-device-argparse", _MODEL_TO_DEVICE)
-    run_script(NOT_COMPILED, "torchrun-two-ranks-gloo", _TORCHRUN_SET_DEVICE,
-               torchrun={"nproc_per_node": 2})
-    run_script(NOT_COMPILED, "torchrun-set-device-attributeerror", _TORCHRUN_SET_DEVICE_ATTR,
-               torchrun={"nproc_per_node": 2})
-    run_script(NOT_COMPILED, "cuda-device-context-manager", _DEVICE_CONTEXT)
-    run_script(CPU_OOM, "torch-empty-attention-scores", _CPU_EMPTY)
-    run_script(CPU_OOM, "torchrun-rank1-embedding-cache", _CPU_TORCHRUN,
-               torchrun={"nproc_per_node": 2})
-    run_script(CPU_OOM, "dataloader-worker-tail", _CPU_DATALOADER, keep="tail:30")
-    run_script(DEVICES, "meta-buffer-tensoriterator", _META_DEVICE)
+    _run(NOT_COMPILED, "tensor-cuda-in-train-step", _TENSOR_CUDA)
+    _run(NOT_COMPILED, "model-to-device-argparse", _MODEL_TO_DEVICE)
+    _run(NOT_COMPILED, "torchrun-two-ranks-gloo", _TORCHRUN_SET_DEVICE,
+         torchrun={"nproc_per_node": 2})
+    _run(NOT_COMPILED, "torchrun-set-device-attributeerror", _TORCHRUN_SET_DEVICE_ATTR,
+         torchrun={"nproc_per_node": 2})
+    _run(NOT_COMPILED, "cuda-device-context-manager", _DEVICE_CONTEXT)
+    _run(CPU_OOM, "torch-empty-attention-scores", _CPU_EMPTY)
+    _run(CPU_OOM, "torchrun-rank1-embedding-cache", _CPU_TORCHRUN,
+         torchrun={"nproc_per_node": 2})
+    _run(CPU_OOM, "dataloader-worker-tail", _CPU_DATALOADER, keep="tail:30")
+    _run(DEVICES, "meta-buffer-tensoriterator", _META_DEVICE)

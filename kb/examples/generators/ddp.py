@@ -143,6 +143,66 @@ for step in range(3):
     print(f"rank {rank} step {step} loss {loss.item():.4f}", flush=True)
 '''
 
+_UNUSED_SPAWN_FROZEN_TOWER = '''
+import os, socket, datetime
+import torch, torch.nn as nn, torch.distributed as dist
+import torch.multiprocessing as mp
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+class TwoTower(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.text = nn.Linear(32, 16)
+        self.image = nn.Linear(64, 16)      # the image tower is only used in stage 2
+
+    def forward(self, text, image=None):
+        t = self.text(text)
+        return t if image is None else t * self.image(image)
+
+
+def worker(rank, world, port):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("gloo", rank=rank, world_size=world, timeout=datetime.timedelta(seconds=10))
+    model = DDP(TwoTower())
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    for step in range(3):
+        loss = model(torch.randn(4, 32)).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    mp.spawn(worker, args=(2, port), nprocs=2)
+'''
+
+_MISMATCH_SPAWN_DTYPE = '''
+import os, socket, datetime
+import torch, torch.distributed as dist
+import torch.multiprocessing as mp
+
+
+def worker(rank, world, port):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("gloo", rank=rank, world_size=world, timeout=datetime.timedelta(seconds=10))
+    # rank 1 accumulated its loss sum in float64, rank 0 in float32
+    total = torch.tensor([12.5, 96.0], dtype=torch.float64 if rank == 1 else torch.float32)
+    dist.all_reduce(total)
+    print(f"rank {rank}: mean loss {total[0] / total[1]:.4f}", flush=True)
+
+
+if __name__ == "__main__":
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    mp.spawn(worker, args=(2, port), nprocs=2)
+'''
+
+
 # --------------------------------------------------------------------------
 # pytorch/ddp-mark-variable-ready-twice
 # --------------------------------------------------------------------------
@@ -509,6 +569,7 @@ def generate() -> None:
     run_script(UNUSED, "multitask-debug-info-tail", _UNUSED_MULTITASK_INFO, torchrun=two,
                env={"TORCH_DISTRIBUTED_DEBUG": "INFO"}, keep="tail:52")
     run_script(UNUSED, "static-graph-changed-3ranks", _UNUSED_STATIC_GRAPH, torchrun=three, keep="tail:60")
+    run_script(UNUSED, "frozen-tower-spawn-short", _UNUSED_SPAWN_FROZEN_TOWER, keep="tail:6")
 
     run_script(TWICE, "reentrant-checkpoint-find-unused", _TWICE_CHECKPOINT, torchrun=two)
     run_script(TWICE, "param-used-outside-forward-spawn-tail", _TWICE_OUTSIDE_FORWARD, keep="tail:14")
@@ -519,6 +580,7 @@ def generate() -> None:
     run_script(MISMATCH, "metric-shapes-3ranks-detail-tail", _MISMATCH_SHAPE, torchrun=three, env=detail,
                keep="tail:58")
     run_script(MISMATCH, "gloo-size-check-epoch-end", _MISMATCH_GLOO_SIZE, torchrun=two)
+    run_script(MISMATCH, "dtype-mismatch-spawn-detail-short", _MISMATCH_SPAWN_DTYPE, env=detail, keep="tail:4")
 
     run_script(GLOO, "slow-rank-recv-timeout", _GLOO_SLOW_RANK, torchrun=two)
     run_script(GLOO, "user-exception-then-timeouts-3ranks", _GLOO_USER_EXCEPTION, torchrun=three)

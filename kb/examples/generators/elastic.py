@@ -186,6 +186,9 @@ dist.init_process_group("gloo", timeout=timedelta(seconds=6))
 CHILD = "pytorch/elastic-child-failed"
 
 _CHILD_VALUEERROR = '''
+# Rank 1 fails in its own data preparation while rank 0 is still busy computing, so
+# rank 0 is simply stopped by the agent (SIGTERM) and prints no error of its own.
+import time
 import torch, torch.distributed as dist
 
 dist.init_process_group("gloo")
@@ -193,16 +196,18 @@ rank = dist.get_rank()
 model = torch.nn.Linear(16, 4)
 for step in range(3):
     loss = model(torch.randn(8, 16)).sum()
-    loss.backward()
     if rank == 0:
         print(f"step {step} loss {loss.item():.4f}", flush=True)
-    dist.barrier()
+eval_batch_size, world = 12, 5
 if rank == 1:
-    raise ValueError("eval_batch_size (12) must be divisible by the number of processes (5)")
+    if eval_batch_size % world:
+        raise ValueError(f"eval_batch_size ({eval_batch_size}) must be divisible by the number of processes ({world})")
+time.sleep(30)   # rank 0: long evaluation on its shard
 dist.barrier()
 '''
 
 _CHILD_RECORD = '''
+import time
 import torch.distributed as dist
 from torch.distributed.elastic.multiprocessing.errors import record
 
@@ -219,12 +224,27 @@ def main():
     data = load_split("train", rank)
     if rank == 2:
         data = load_split("test", rank)   # KeyError on one rank only
+    time.sleep(30)                        # the other ranks are still tokenizing
     dist.barrier()
     print("rank", rank, "has", len(data), "items")
 
 
 if __name__ == "__main__":
     main()
+'''
+
+_CHILD_TEE = '''
+import os, time
+import torch
+
+local_rank = int(os.environ["LOCAL_RANK"])
+print(f"loading shard {local_rank}", flush=True)
+if local_rank == 1:
+    ckpt = {"encoder.weight": torch.zeros(2, 2)}
+    missing = [k for k in ("decoder.weight",) if k not in ckpt]
+    if missing:
+        raise RuntimeError(f"checkpoint at /workspace/ckpt/step_4000 is incomplete, missing {missing}")
+time.sleep(30)
 '''
 
 _CHILD_SINGLE = '''
@@ -378,6 +398,7 @@ def generate() -> None:
     run_script(CHILD, "torchrun-2procs-valueerror", _CHILD_VALUEERROR, torchrun={"nproc_per_node": 2})
     run_script(CHILD, "torchrun-3procs-record-keyerror", _CHILD_RECORD, torchrun={"nproc_per_node": 3})
     run_script(CHILD, "torchrun-1proc-assertion", _CHILD_SINGLE, torchrun={"nproc_per_node": 1})
+    run_script(CHILD, "torchrun-2procs-tee-runtimeerror", _CHILD_TEE, torchrun={"nproc_per_node": 2, "tee": 3})
     run_script(CHILD, "torchrun-4procs-summary-tail", _CHILD_ALL_RANKS, torchrun={"nproc_per_node": 4},
                keep="tail:40")
 

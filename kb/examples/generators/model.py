@@ -8,6 +8,7 @@ under the ``weights_only=True`` default.  Distributed runs use gloo.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from generate import run_script
@@ -22,6 +23,8 @@ def _run(entry_id: str, name: str, script: str, **kw) -> Path:
     dest = run_script(entry_id, name, script, **kw)
     text = dest.read_text()
     fixed = text.replace("/workspace/.venv-gen/bin/python", "/opt/conda/bin/python")
+    # C++ stack traces name the directory the interpreter was compiled in
+    fixed = re.sub(r"/tmp/python-build\.[\d.]+/Python-[\d.]+/", "/usr/src/python/", fixed)
     if fixed != text:
         dest.write_text(fixed)
     return dest
@@ -40,7 +43,7 @@ torch.manual_seed(0)
 # pytorch/dataloader-worker-killed
 # --------------------------------------------------------------------------
 _WORKER_SIGKILL = '''
-import os, signal, torch
+import os, signal, time, torch
 from torch.utils.data import DataLoader, Dataset
 
 class ShardDataset(Dataset):
@@ -49,6 +52,7 @@ class ShardDataset(Dataset):
         return 256
     def __getitem__(self, i):
         if i == 37:
+            time.sleep(1.0)                          # let the main process settle in queue.get()
             os.kill(os.getpid(), signal.SIGKILL)   # what the kernel OOM killer does
         return torch.randn(16), torch.randint(0, 4, ()).item()
 
@@ -67,7 +71,7 @@ if __name__ == "__main__":
 '''
 
 _WORKER_EXIT_CODE = '''
-import os, torch
+import os, time, torch
 from torch.utils.data import DataLoader, Dataset
 
 class DecodeDataset(Dataset):
@@ -75,6 +79,7 @@ class DecodeDataset(Dataset):
         return 64
     def __getitem__(self, i):
         if i == 21:
+            time.sleep(1.0)
             os._exit(3)          # a native decoder library calling exit() inside the worker
         return torch.randn(8)
 
@@ -84,7 +89,7 @@ if __name__ == "__main__":
 '''
 
 _WORKER_SIGKILL_DDP = _DDP_HEAD + '''
-import signal
+import signal, time
 from torch.utils.data import DataLoader, Dataset
 from torch.utils.data.distributed import DistributedSampler
 
@@ -93,6 +98,7 @@ class TokenDataset(Dataset):
         return 512
     def __getitem__(self, i):
         if dist_rank == 1 and i > 300:
+            time.sleep(1.0)
             os.kill(os.getpid(), signal.SIGKILL)
         return torch.randn(32), torch.randn(1)
 
@@ -113,7 +119,7 @@ dist.destroy_process_group()
 # pytorch/dataloader-insufficient-shm
 # --------------------------------------------------------------------------
 _WORKER_SIGBUS = '''
-import os, signal, torch
+import os, signal, time, torch
 from torch.utils.data import DataLoader, Dataset
 
 class ImageDataset(Dataset):
@@ -122,6 +128,7 @@ class ImageDataset(Dataset):
     def __getitem__(self, i):
         if i == 45:
             # a worker touching a /dev/shm page the tmpfs cannot back gets SIGBUS
+            time.sleep(1.0)
             os.kill(os.getpid(), signal.SIGBUS)
         return torch.randn(3, 32, 32), i % 10
 
@@ -135,7 +142,7 @@ if __name__ == "__main__":
 '''
 
 _WORKER_SIGBUS_DDP = _DDP_HEAD + '''
-import signal
+import signal, time
 from torch.utils.data import DataLoader, Dataset
 from torch.utils.data.distributed import DistributedSampler
 
@@ -144,6 +151,7 @@ class FrameDataset(Dataset):
         return 256
     def __getitem__(self, i):
         if i == 70:
+            time.sleep(1.0)
             os.kill(os.getpid(), signal.SIGBUS)
         return torch.randn(3, 16, 16)
 
@@ -559,7 +567,7 @@ def generate() -> None:
     e = "pytorch/dataloader-insufficient-shm"
     _run(e, "worker-sigbus-direct", _WORKER_SIGBUS)
     _run(e, "worker-sigbus-torchrun", _WORKER_SIGBUS_DDP, torchrun=tr2)
-    _run(e, "worker-sigbus-tail", _WORKER_SIGBUS, keep="tail:8")
+    _run(e, "worker-sigbus-tail", _WORKER_SIGBUS, keep="tail:21")
 
     # cant-pickle-local-object
     e = "pytorch/cant-pickle-local-object"
@@ -581,6 +589,7 @@ def generate() -> None:
     _run(e, "cnn-flatten-direct", _MM_CNN)
     _run(e, "ddp-features-torchrun", _MM_DDP, torchrun=tr2)
     _run(e, "matmul-tail", _MM_MATMUL, keep="tail:3")
+    _run(e, "cpp-stacktrace", _MM_CNN, env={"TORCH_SHOW_CPP_STACKTRACES": "1"})
 
     # inplace-modified-for-gradient
     e = "pytorch/inplace-modified-for-gradient"
@@ -597,6 +606,7 @@ def generate() -> None:
     # dtype-mismatch
     e = "pytorch/dtype-mismatch"
     _run(e, "linear-half-input", _DTYPE_LINEAR)
+    _run(e, "linear-half-input-cpp-stacktrace", _DTYPE_LINEAR, env={"TORCH_SHOW_CPP_STACKTRACES": "1"})
     _run(e, "conv-half-kernel-weight-type", _DTYPE_HALF_KERNEL)
     _run(e, "einsum-scalar-type", _DTYPE_SCALAR_TYPE)
     _run(e, "conv-bfloat16-input", _DTYPE_CONV, keep="tail:2")
