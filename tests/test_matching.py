@@ -79,6 +79,34 @@ def test_environment_text_is_parsed():
     accel = "- `Accelerate` version: 0.34.2\n- PyTorch version (GPU?): 2.4.0+cu121 (True)\n"
     assert parse_environment(accel) == {"accelerate": "0.34.2", "torch": "2.4.0"}
     smi = "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |"
-    assert parse_environment(smi) == {"nvidia-driver": "535.104.05", "cuda": "12.2"}
+    assert parse_environment(smi) == {"nvidia-driver": "535.104.5", "cuda": "12.2"}  # PEP 440 normalised
     assert parse_environment({"torch": "2.2.0", "bad": None}) == {"torch": "2.2.0"}
     assert parse_environment("\x00\xff garbage") == {}
+
+
+def test_environment_demotes_entries_that_do_not_apply(index):
+    """weights_only= only exists since torch 1.13: with torch 1.12 the entry cannot be the answer."""
+    wol = (EX / "pytorch/weights-only-load-failed/torch22-explicit-weights-only.composed.log").read_text()
+    sd = (EX / "pytorch/state-dict-module-prefix/torch113-dataparallel-resnet.composed.log").read_text()
+    log = wol + "\n" + sd
+    plain = match_text(index, log)
+    assert [m["id"] for m in plain["matches"]][:2] == ["pytorch/weights-only-load-failed", "pytorch/state-dict-module-prefix"]
+    assert plain["matches"][0]["applies_to_environment"] is None
+    for env in ({"torch": "1.12.1"}, "torch==1.12.1+cu116\nnumpy==1.23.0\n", "PyTorch version: 1.12.1+cu113\n"):
+        res = match_text(index, log, environment=env)
+        ids = [m["id"] for m in res["matches"]]
+        assert ids[:2] == ["pytorch/state-dict-module-prefix", "pytorch/weights-only-load-failed"], env
+        demoted = res["matches"][1]
+        assert demoted["applies_to_environment"] is False
+        assert any("outside" in w for w in demoted["why"])
+        assert res["environment"]["torch"] == "1.12.1"
+    newer = match_text(index, log, environment={"torch": "2.7.0"})
+    assert newer["matches"][0]["id"] == "pytorch/weights-only-load-failed"
+    assert newer["matches"][0]["applies_to_environment"] is True
+
+
+def test_environment_over_http(client):
+    log = (EX / "pytorch/weights-only-load-failed/torch22-explicit-weights-only.composed.log").read_text()
+    r = client.post("/match", json={"text": log, "environment": "torch==1.12.1\n"})
+    m = r.json()["matches"][0]
+    assert m["id"] == "pytorch/weights-only-load-failed" and m["applies_to_environment"] is False

@@ -167,7 +167,8 @@ def match_text(
         m.score = round(score, 4)
         m.confidence = round(conf, 3)
 
-    ranked = sorted(by_entry.values(), key=lambda m: (-m.score, m.entry_id))
+    # entries the environment rules out go after every entry it does not rule out
+    ranked = sorted(by_entry.values(), key=lambda m: (m.applies is False, -m.score, m.entry_id))
     matches = [m for m in ranked if m.confidence >= CONFIDENT]
     weak = [m for m in ranked if m.confidence < CONFIDENT]
     limit = max(1, min(int(limit), 50))

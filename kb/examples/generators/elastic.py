@@ -157,6 +157,33 @@ subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nnodes=1", "--
 busy.close()
 '''
 
+_INUSE_MP_SPAWN = '''
+# The DDP tutorial pattern: mp.spawn + a hard-coded MASTER_PORT that an earlier run still holds.
+import os, socket
+from datetime import timedelta
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+
+def setup(rank, world_size):
+    os.environ["MASTER_ADDR"] = "localhost"
+    os.environ["MASTER_PORT"] = "29746"
+    dist.init_process_group("gloo", rank=rank, world_size=world_size, timeout=timedelta(seconds=8))
+
+
+def main(rank, world_size):
+    print(f"Running basic DDP example on rank {rank}.", flush=True)
+    setup(rank, world_size)
+
+
+if __name__ == "__main__":
+    earlier_run = socket.socket()
+    earlier_run.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    earlier_run.bind(("0.0.0.0", 29746))
+    earlier_run.listen()
+    mp.spawn(main, args=(2,), nprocs=2, join=True)
+'''
+
 # --------------------------------------------------------------------------
 # pytorch/tcpstore-connect-timeout
 # --------------------------------------------------------------------------
@@ -383,6 +410,7 @@ def generate() -> None:
     run_script(INUSE, "init-method-tcp-port-held", _INUSE_INIT_TCP)
     run_script(INUSE, "two-torchrun-jobs-same-port", _INUSE_TWO_JOBS, timeout=120)
     run_script(INUSE, "torchrun-port-busy-tail", _INUSE_BUSY_PORT_TORCHRUN, keep="tail:6")
+    run_script(INUSE, "mp-spawn-hardcoded-master-port", _INUSE_MP_SPAWN)
 
     # tcpstore-connect-timeout
     run_script(CONNECT, "tcpstore-client-direct", _CONNECT_DIRECT)
