@@ -46,9 +46,12 @@ def test_unknown_user_exception_is_reported_as_the_root_cause(index):
 
 def _perturb(text: str, seed: int) -> str:
     rng = random.Random(seed)
-    text = re.sub(r"(?<![A-Za-z])\d{2,}", lambda m: str(rng.randint(10, 99999)), text)
+    # what differs between runs: PIDs, ports, timeouts, byte counts (4+ digits), sizes, hosts, paths
+    text = re.sub(r"(?<![A-Za-z\d.])\d{4,}(?![\d.])", lambda m: str(rng.randint(1000, 9999999)), text)
+    text = re.sub(r"\d+\.\d+ ([KMG]iB)", lambda m: f"{rng.randint(1, 999)}.{rng.randint(0, 99):02d} {m.group(1)}", text)
     text = re.sub(r"/workspace/", "/home/someone/jobs/run-%d/" % rng.randint(1, 999), text)
-    return text.replace("[rank", "[rank").replace("node-01", "gpu-host-%d" % rng.randint(1, 64))
+    text = re.sub(r"\[rank(\d+)\]", lambda m: "[rank%d]" % ((int(m.group(1)) + 1) % 8), text)
+    return text.replace("node-01", "gpu-host-%d" % rng.randint(1, 64))
 
 
 def test_the_same_error_from_another_run_scores_the_same(index):
