@@ -39,4 +39,5 @@ def test_examples_are_varied_and_marked():
 def test_no_machine_paths_in_examples():
     for ex in examples(KB):
         text = ex.read()
-        assert "/work/" not in text and ".venv-gen" not in text, ex.path
+        for leak in ("/work/main", ".venv-gen", "fl-gen-", "python-build."):
+            assert leak not in text, (ex.path, leak)

@@ -62,6 +62,7 @@ class Line:
     rank: int | None = None
     ts: float | None = None  # sortable within one log (month, day, seconds)
     indented: bool = False  # the text (after prefixes) started with whitespace
+    block: int | None = None  # for an exception's message lines: the line number of the exception line
     kind: str = "text"  # text | frame | code | traceback | exception | what | cpp | cppframe | nccl | chain
 
 
@@ -128,7 +129,7 @@ _PREFIX_START = frozenset("[IWEFr0123456789" + "abcdefghijklmnopqrstuvwxyzABCDEF
 
 def _strip(raw: str) -> tuple[str, int | None, float | None]:
     """Remove host, rank, timestamp and log-level prefixes (in any order, repeatedly)."""
-    text = raw.rstrip("\r\n")
+    text = raw.rstrip("\r\n").lstrip("\x00")
     rank: int | None = None
     ts: float | None = None
     for _ in range(8):
@@ -253,7 +254,13 @@ def _tracebacks(lines: list[Line]) -> list[PyException]:
                 em = _EXC_LINE.match(stream[i].text)
                 if em:
                     stream[i].kind = "exception"
+                    stream[i].block = stream[i].no
                     exc = PyException(em.group(1), (em.group(2) or "").strip(), stream[i], frames)
+                    # an indented continuation belongs to the message ("\tMissing key(s) in state_dict: ...")
+                    k = i + 1
+                    while k < n and k - i <= 50 and stream[k].indented and stream[k].text and not _FRAME.match(stream[k].text):
+                        stream[k].block = stream[i].no
+                        k += 1
                     if original_of is not None:  # the wrapper was raised because of this one
                         original_of.chained_from = exc
                         exc.cause_of = original_of

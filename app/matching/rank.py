@@ -142,7 +142,7 @@ def match_text(
         )
         score = conf
         if root is not None and (
-            any(h.line.no == root.no for h in m.hits)
+            any(h.line.no == root.no or h.line.block == root.no for h in m.hits)
             or (e.role == "cause" and root.rank is not None and any(h.line.rank == root.rank for h in m.hits))
         ):
             m.on_root = True
@@ -204,7 +204,7 @@ def match_text(
 def _root_view(root: Line | None, ranked: list[EntryMatch]) -> dict[str, Any] | None:
     if root is None:
         return None
-    known = next((m.entry_id for m in ranked if any(h.line.no == root.no for h in m.hits)), None)
+    known = next((m.entry_id for m in ranked if any(h.line.no == root.no or h.line.block == root.no for h in m.hits)), None)
     return {"rank": root.rank, "line": root.raw.strip(), "line_no": root.no, "entry": known}
 
 

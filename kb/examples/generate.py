@@ -32,12 +32,15 @@ def scrub(text: str, workdir: str | Path | None = None) -> str:
     """Replace machine-specific paths, host and user names with neutral ones."""
     site = sysconfig.get_paths()["purelib"]
     stdlib = sysconfig.get_paths()["stdlib"]
-    repls = [(site, NEUTRAL_SITE), (stdlib, "/opt/conda/lib/python3.11")]
+    # most specific first: the venv lies inside the repository
+    repls = [(site, NEUTRAL_SITE), (stdlib, "/opt/conda/lib/python3.11"), (sys.prefix, "/opt/conda"),
+             (sys.base_prefix, "/opt/conda")]
     if workdir:
         repls.append((str(workdir), NEUTRAL_WORK))
-    repls += [(str(REPO), NEUTRAL_WORK), (sys.prefix, "/opt/conda"), (tempfile.gettempdir(), "/tmp")]
+    repls += [(str(REPO), NEUTRAL_WORK), (tempfile.gettempdir(), "/tmp")]
     for a, b in repls:
         text = text.replace(a, b)
+    text = re.sub(r"/tmp/python-build\.[\w.]+/Python-[\d.]+/", "/usr/src/python/", text)
     host = socket.gethostname()
     if host:
         text = re.sub(rf"\b{re.escape(host)}\b", "node-01", text)
