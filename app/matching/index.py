@@ -31,7 +31,7 @@ import re2
 from app.entry import Entry
 from app.matching.literals import anchor, required_literals, specificity
 from app.matching.logparse import Line, ParsedLog, parse_log
-from app.matching.mask import mask, tokens
+from app.matching.mask import mask, mask_light, tokens
 
 MIN_SPECIFICITY = 14  # letters/digits a signature must insist on (lint)
 MAX_ANCHOR = 16  # any substring of a required literal is itself required: keep anchors short
@@ -205,7 +205,7 @@ class MatchIndex:
         for eid, text in texts:
             toks = set(tokens(text))
             self._ids.append(eid)
-            self._masked.append(mask(text).lower())
+            self._masked.append(mask_light(text).lower())
             docs.append(toks)
             for t in toks:
                 df[t] = df.get(t, 0) + 1
@@ -236,7 +236,7 @@ class MatchIndex:
 
     def containing(self, line: str, limit: int = 20) -> list[str]:
         """Entries whose message text contains this (masked) line: a truncated paste of a known message."""
-        needle = mask(line).lower().strip()
+        needle = mask_light(line).lower().strip()
         toks = [t for t in set(tokens(line)) if t in self.idf]
         if len(needle) < 30 or len(toks) < 4:
             return []

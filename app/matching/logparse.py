@@ -14,9 +14,11 @@ MAX_LINES = 20000
 MAX_LINE_CHARS = 4000
 
 # Prefixes a launcher or logger puts in front of a line, removed repeatedly.
-# [rank3]: (torch>=2.3 excepthook, c10 logs) | [default0]: (torchrun --tee) | [1,3]<stderr>: (mpirun) | rank3:
+# [rank3]: (torch>=2.3 excepthook, c10 logs) | [default0]: (torchrun --tee) | [1,3]<stderr>: or
+# [1,mpirank:3,algo-2]<stderr>: (mpirun, SageMaker)
 _RANK_PREFIX = re.compile(
-    r"^(?:\[(?:rank|Rank|RANK)\s*(\d+)\]:\s?|\[default(\d+)\]:\s?|\[1,(\d+)\]<std(?:out|err)>:\s?|rank(\d+):\s)"
+    r"^(?:\[(?:rank|Rank|RANK)\s*(\d+)\]:\s?|\[default(\d+)\]:\s?|\[1,(?:mpirank:)?(\d+)(?:,[^\]]*)?\]<std(?:out|err)>:\s?"
+    r"|rank(\d+):\s|(\d{1,5}): )"  # ... | rank3: | srun --label "3: "
 )
 # "worker-1: " (pdsh / DeepSpeed launcher): lowercase host names only, so "RuntimeError: [" is never taken
 _HOST_PREFIX = re.compile(
@@ -32,7 +34,10 @@ _TS_PREFIXES = [
 _LEVEL_PREFIX = re.compile(r"^\[[IWEF] [\w.]+:\d+\]\s*")  # [E ProcessGroupNCCL.cpp:828] (torch<=2.1)
 _NCCL_LINE = re.compile(r"^(\S+):(\d+):(\d+) \[(\d+)\] NCCL (INFO|WARN|TRACE|ERROR)\b")
 
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 _TRACEBACK = "Traceback (most recent call last):"
+# IPython / Jupyter: "ValueError                                Traceback (most recent call last)"
+_IPY_TRACEBACK = re.compile(r"^([A-Za-z_][\w.]*)\s{2,}Traceback \(most recent call last\)")
 # DataLoader workers and DataParallel replicas re-raise "Caught X in ..." and print the original after this
 _ORIGINAL_TRACEBACK = "Original Traceback (most recent call last):"
 # torch.multiprocessing.spawn prints the child's traceback under this line, after ProcessRaisedException
@@ -63,6 +68,7 @@ class Line:
     ts: float | None = None  # sortable within one log (month, day, seconds)
     indented: bool = False  # the text (after prefixes) started with whitespace
     block: int | None = None  # for an exception's message lines: the line number of the exception line
+    ets: float = 0.0  # effective time: own timestamp, else the last one seen before it (same rank first)
     kind: str = "text"  # text | frame | code | traceback | exception | what | cpp | cppframe | nccl | chain
 
 
@@ -162,8 +168,31 @@ def _is_library(path: str) -> bool:
     return any(s in path for s in ("site-packages", "dist-packages", "/lib/python", "<frozen", "torch/"))
 
 
+def _unwrap(raw_lines: list[str]) -> list[str]:
+    """Re-join a paste hard-wrapped at a fixed terminal width (e.g. 80 columns)."""
+    lengths: dict[int, int] = {}
+    for r in raw_lines:
+        if len(r) >= 60:
+            lengths[len(r)] = lengths.get(len(r), 0) + 1
+    if not lengths:
+        return raw_lines
+    width, count = max(lengths.items(), key=lambda kv: (kv[1], kv[0]))
+    if count < 3 or width != max(lengths) or count < sum(lengths.values()) * 0.5:
+        return raw_lines
+    out: list[str] = []
+    buf = ""
+    for r in raw_lines:
+        buf += r
+        if len(r) != width or len(buf) > MAX_LINE_CHARS:
+            out.append(buf)
+            buf = ""
+    if buf:
+        out.append(buf)
+    return out
+
+
 def parse_log(text: str) -> ParsedLog:
-    raw_lines = text.splitlines()
+    raw_lines = _unwrap(text.splitlines())
     truncated = len(raw_lines) > MAX_LINES
     if truncated:  # keep the end: that is where errors are
         raw_lines = raw_lines[-MAX_LINES:]
@@ -172,6 +201,8 @@ def parse_log(text: str) -> ParsedLog:
     for i, raw in enumerate(raw_lines, 1):
         if len(raw) > MAX_LINE_CHARS:
             raw = raw[:MAX_LINE_CHARS]
+        if "\x1b" in raw:
+            raw = _ANSI.sub("", raw)
         stripped, rank, ts = _strip(raw)
         ln = Line(no=i, raw=raw.rstrip(), text=stripped.strip(), rank=rank, ts=ts,
                   indented=stripped[:1] in (" ", "\t"))
@@ -184,6 +215,13 @@ def parse_log(text: str) -> ParsedLog:
                 if vm:
                     versions[pkg] = vm.group(1)
         lines.append(ln)
+    last_by_rank: dict[int | None, float] = {}
+    last_any = 0.0
+    for ln in lines:
+        if ln.ts is not None:
+            ln.ets = last_by_rank[ln.rank] = last_any = ln.ts
+        else:
+            ln.ets = last_by_rank.get(ln.rank, last_any)
     exceptions = _tracebacks(lines)
     return ParsedLog(lines, exceptions, _failed_ranks(lines), versions, truncated)
 
@@ -222,6 +260,22 @@ def _tracebacks(lines: list[Line]) -> list[PyException]:
                 ln.kind = "cpp"
             elif _CPP_FRAME.match(t):
                 ln.kind = "cppframe"
+            ipy = _IPY_TRACEBACK.match(t)
+            if ipy:  # the exception line is the first line further on that starts with the same type
+                ln.kind = "traceback"
+                want = ipy.group(1)
+                for k in range(i + 1, min(n, i + 400)):
+                    em = _EXC_LINE.match(stream[k].text)
+                    if em and em.group(1) == want:
+                        stream[k].kind = "exception"
+                        stream[k].block = stream[k].no
+                        exc = PyException(em.group(1), (em.group(2) or "").strip(), stream[k])
+                        found.append(exc)
+                        prev = exc
+                        i = k
+                        break
+                i += 1
+                continue
             if _SPAWN_CHILD.match(t):
                 spawn_child = True
                 i += 1

@@ -29,6 +29,16 @@ _STOP = frozenset(
 )
 
 
+_LIGHT = _RULES[:7] + [(re.compile(r"\d{3,}"), "<n>")]
+
+
+def mask_light(text: str) -> str:
+    """Like mask(), but short numbers stay: exit codes, signals and errnos tell errors apart."""
+    for rx, repl in _LIGHT:
+        text = rx.sub(repl, text)
+    return text
+
+
 def mask(text: str) -> str:
     for rx, repl in _RULES:
         text = rx.sub(repl, text)

@@ -80,17 +80,16 @@ def _root_cause(index: MatchIndex, parsed: ParsedLog, hits: list[Hit]) -> Line |
         roles = roles_by_line[h.line.no]
         incidents.append(Incident(h.line, "cause" in roles, h.line.no))
     causes = [i for i in incidents if i.cause]
-    if not causes:
+    # with no cause in the log, the first observed failure (a symptom) is still the best lead
+    pool = causes or incidents
+    if not pool:
         return None
     first_ranks = [f.rank for f in parsed.failed_ranks if f.first and f.rank is not None]
-    if first_ranks:
-        preferred = [i for i in causes if i.line.rank in first_ranks]
+    if first_ranks and causes:
+        preferred = [i for i in pool if i.line.rank in first_ranks]
         if preferred:
-            causes = preferred
-    timed = [i for i in causes if i.line.ts is not None]
-    if len(timed) >= 2 or (timed and len(timed) == len(causes)):
-        return min(timed, key=lambda i: (i.line.ts, i.order)).line
-    return min(causes, key=lambda i: i.order).line
+            pool = preferred
+    return min(pool, key=lambda i: (i.line.ets, i.order)).line
 
 
 TRUNCATED_WEIGHT = 0.8
@@ -99,7 +98,10 @@ TRUNCATED_WEIGHT = 0.8
 def _truncated_hits(index: MatchIndex, parsed: ParsedLog, already: set[str]) -> list[Hit]:
     """A pasted message cut short (or a message whose variable tail differs) still names its entry
     when the whole pasted line occurs inside the entry's message text."""
-    cands = [e.line for e in parsed.exceptions] or [ln for ln in parsed.lines if ln.text][-3:]
+    cands = [e.line for e in parsed.exceptions]
+    if not cands:  # a bare message, pasted alone (possibly cut short)
+        texts = [ln for ln in parsed.lines if ln.text]
+        cands = texts if len(texts) <= 3 else []
     out: list[Hit] = []
     for ln in cands[-5:]:
         for eid in index.containing(ln.text):
@@ -187,7 +189,7 @@ def match_text(
     out = {
         "matches": [_match_view(index, m, lang, versions) for m in matches[:limit]],
         "related": related[:limit],
-        "root_cause": _root_view(root, ranked),
+        "root_cause": _root_view(root, ranked, parsed),
         "environment": versions,
         "log": {
             "lines": len(parsed.lines),
@@ -201,11 +203,14 @@ def match_text(
     return out
 
 
-def _root_view(root: Line | None, ranked: list[EntryMatch]) -> dict[str, Any] | None:
+def _root_view(root: Line | None, ranked: list[EntryMatch], parsed: ParsedLog) -> dict[str, Any] | None:
     if root is None:
         return None
     known = next((m.entry_id for m in ranked if any(h.line.no == root.no or h.line.block == root.no for h in m.hits)), None)
-    return {"rank": root.rank, "line": root.raw.strip(), "line_no": root.no, "entry": known}
+    rank = root.rank
+    if rank is None:  # a launcher line: torchrun's summary names the first failed rank
+        rank = next((f.rank for f in parsed.failed_ranks if f.first and f.rank is not None), None)
+    return {"rank": rank, "line": root.raw.strip(), "line_no": root.no, "entry": known}
 
 
 def _match_view(index: MatchIndex, m: EntryMatch, lang: str, versions: dict[str, str]) -> dict[str, Any]:
