@@ -118,6 +118,32 @@ def own_examples() -> dict:
     }
 
 
+def holdout() -> dict:
+    """The held-out logs under bench/holdout (written apart from kb/examples), scored by bench.holdout_eval."""
+    import contextlib
+    import io
+
+    from bench import holdout_eval
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "rows.json"
+        with contextlib.redirect_stdout(io.StringIO()):
+            holdout_eval.main(["--json", str(out)])
+        rows = json.loads(out.read_text())
+    pos = [r for r in rows if r["expected"]]
+    neg = [r for r in rows if not r["expected"]]
+    rr = [r for r in pos if "root_rank_ok" in r]
+    return {
+        "positives": len(pos),
+        "negatives": len(neg),
+        "p_at_1": round(sum(r["ok"] for r in pos) / max(len(pos), 1), 3),
+        "mrr": round(sum(1 / r["rank_of_expected"] for r in pos if r["rank_of_expected"]) / max(len(pos), 1), 3),
+        "negative_rejection": round(sum(r["ok"] for r in neg) / max(len(neg), 1), 3),
+        "root_rank_correct": f"{sum(r['root_rank_ok'] for r in rr)}/{len(rr)}",
+        "misses": [r["log"] for r in pos if not r["ok"]],
+    }
+
+
 def load_peer(path: Path | None, canons: list[dict]):
     if path is None:
         return None
@@ -326,6 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     results = {"machine": machine(), "peer_checkout": bool(peer)}
     print("own examples ...", flush=True)
     results["own"] = own_examples()
+    results["holdout"] = holdout()
     print("peer data ...", flush=True)
     results["peer"] = peer_data(peer, args.sample, args.seed)
     print("http throughput ...", flush=True)
