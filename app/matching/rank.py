@@ -92,6 +92,11 @@ def _root_cause(index: MatchIndex, parsed: ParsedLog, hits: list[Hit]) -> Line |
     return min(pool, key=lambda i: (i.line.ets, i.order)).line
 
 
+def _is_cause(index: MatchIndex, line: Line, hits: list[Hit]) -> bool:
+    roles = {index.roles[h.sig.entry_id] for h in hits if h.line.no == line.no}
+    return "cause" in roles if roles else not _SYMPTOM.search(line.text)
+
+
 TRUNCATED_WEIGHT = 0.8
 
 
@@ -125,6 +130,7 @@ def match_text(
     hits = index.hits(parsed)
     hits += _truncated_hits(index, parsed, {h.sig.entry_id for h in hits})
     root = _root_cause(index, parsed, hits)
+    root_is_cause = root is not None and _is_cause(index, root, hits)
     versions = dict(parsed.versions)
     versions.update(parse_environment(environment))
 
@@ -149,7 +155,10 @@ def match_text(
         ):
             m.on_root = True
             score += 1.0
-            m.why.append("it explains the first failure in the log (the root cause)")
+            if root_is_cause:
+                m.why.append("it explains the first failure in the log (the root cause)")
+            else:
+                m.why.append("it is the first failure seen in the log; no earlier cause was found")
         if e.role == "cause":
             score += 0.25
         elif e.role == "wrapper":

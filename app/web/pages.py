@@ -212,6 +212,8 @@ _WHY = [
      lambda _, m: _("signature %(sig)s matched line %(line)s", **m.groupdict())),
     (re.compile(r"^it explains the first failure in the log \(the root cause\)$"),
      lambda _, m: _("it explains the first failure in the log (the root cause)")),
+    (re.compile(r"^it is the first failure seen in the log; no earlier cause was found$"),
+     lambda _, m: _("it is the first failure seen in the log; no earlier cause was found")),
     (re.compile(r"^this error is usually a consequence of a failure elsewhere \(another rank or process\)$"),
      lambda _, m: _("this error is usually a consequence of a failure elsewhere (another rank or process)")),
     (re.compile(r"^this only reports that another process failed; the entries above say why$"),
