@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from fastapi import Request
 
-from app.i18n.negotiate import negotiate
+from app.i18n.negotiate import negotiate, quality_list
 from app.service import Snapshot
 
 
@@ -17,24 +17,22 @@ def request_lang(request: Request, lang: str | None = None) -> str:
 
 def wants_html(request: Request) -> bool:
     """True when the client prefers text/html over JSON (a browser)."""
-    accept = request.headers.get("accept", "")
     best_html = best_json = -1.0
-    for part in accept.split(","):
-        bits = part.strip().split(";")
-        mt = bits[0].strip().lower()
-        q = 1.0
-        for b in bits[1:]:
-            b = b.strip()
-            if b.startswith("q="):
-                try:
-                    q = float(b[2:])
-                except ValueError:
-                    q = 0.0
+    for mt, q in quality_list(request.headers.get("accept")):
+        mt = mt.lower()
         if mt in ("text/html", "application/xhtml+xml"):
             best_html = max(best_html, q)
         elif mt in ("application/json", "*/*", "application/*"):
             best_json = max(best_json, q if mt == "application/json" else q - 0.01)
     return best_html > 0 and best_html >= best_json
+
+
+def split_format(ident: str, known) -> tuple[str, str | None]:
+    """'a/b.md' -> ('a/b', 'md') when 'a/b' is a known id; otherwise (ident, None)."""
+    for suffix in (".json", ".md"):
+        if ident.endswith(suffix) and ident[: -len(suffix)] in known:
+            return ident[: -len(suffix)], suffix[1:]
+    return ident, None
 
 
 def lang_headers(lang: str) -> dict[str, str]:

@@ -6,7 +6,7 @@ from typing import Optional
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.api.deps import lang_headers, request_lang, snapshot, wants_html
+from app.api.deps import lang_headers, request_lang, snapshot, split_format, wants_html
 from app.api.problems import ApiError
 from app.render.markdown import entry_markdown
 from app.render.view import entry_view
@@ -49,10 +49,7 @@ def errors_index(request: Request, q: Optional[str] = Query(None, max_length=500
 def error_detail(entry_id: str, request: Request, lang: Optional[str] = None):
     chosen = request_lang(request, lang)
     snap = snapshot(request)
-    fmt = None
-    for suffix in (".json", ".md"):
-        if entry_id.endswith(suffix) and entry_id[: -len(suffix)] in snap.entries:
-            entry_id, fmt = entry_id[: -len(suffix)], suffix[1:]
+    entry_id, fmt = split_format(entry_id, snap.entries)
     entry = snap.entries.get(entry_id)
     if entry is None:
         raise ApiError(404, "not_found", f"no entry with id {entry_id!r}; see GET /errors for the list")

@@ -6,7 +6,7 @@ from typing import Optional
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.api.deps import lang_headers, request_lang, snapshot, wants_html
+from app.api.deps import lang_headers, request_lang, snapshot, split_format, wants_html
 from app.api.problems import ApiError
 from app.render.markdown import guide_markdown
 from app.render.view import guide_view
@@ -31,10 +31,7 @@ def guides_index(request: Request, lang: Optional[str] = None):
 def guide_detail(guide_id: str, request: Request, lang: Optional[str] = None):
     chosen = request_lang(request, lang)
     snap = snapshot(request)
-    fmt = None
-    for suffix in (".json", ".md"):
-        if guide_id.endswith(suffix):
-            guide_id, fmt = guide_id[: -len(suffix)], suffix[1:]
+    guide_id, fmt = split_format(guide_id, snap.guides)
     guide = snap.guides.get(guide_id)
     if guide is None:
         raise ApiError(404, "not_found", f"no guide with id {guide_id!r}; see GET /guides")

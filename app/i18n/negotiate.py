@@ -26,14 +26,12 @@ def _base(tag: str) -> str | None:
     return loc.language
 
 
-def parse_accept_language(header: str | None) -> list[str]:
-    """Language tags in order of preference (q-values honoured, q=0 dropped)."""
-    if not header:
-        return []
-    items: list[tuple[float, int, str]] = []
-    for i, part in enumerate(header.split(",")[:32]):
+def quality_list(header: str | None, limit: int = 32) -> list[tuple[str, float]]:
+    """An HTTP header like 'a;q=0.5, b' as [(value, q)] in the order given (bad q-values count as 0)."""
+    out: list[tuple[str, float]] = []
+    for part in (header or "").split(",")[:limit]:
         bits = part.strip().split(";")
-        tag = bits[0].strip()
+        value = bits[0].strip()
         q = 1.0
         for b in bits[1:]:
             b = b.strip()
@@ -42,8 +40,14 @@ def parse_accept_language(header: str | None) -> list[str]:
                     q = float(b[2:])
                 except ValueError:
                     q = 0.0
-        if tag and q > 0:
-            items.append((-q, i, tag))
+        if value:
+            out.append((value, q))
+    return out
+
+
+def parse_accept_language(header: str | None) -> list[str]:
+    """Language tags in order of preference (q-values honoured, q=0 dropped)."""
+    items = [(-q, i, tag) for i, (tag, q) in enumerate(quality_list(header)) if q > 0]
     return [t for _, _, t in sorted(items)]
 
 
