@@ -236,6 +236,7 @@ def _streams(lines: list[Line]) -> dict[int | None, list[Line]]:
 def _tracebacks(lines: list[Line]) -> list[PyException]:
     """Find Python tracebacks and C++ what() messages in every rank's stream."""
     found: list[PyException] = []
+    budget = [MAX_LINES]  # look-ahead lines for IPython headers, shared by the whole log (hostile input)
     for stream in _streams(lines).values():
         pending_chain: str | None = None
         spawn_child = False
@@ -265,6 +266,9 @@ def _tracebacks(lines: list[Line]) -> list[PyException]:
                 ln.kind = "traceback"
                 want = ipy.group(1)
                 for k in range(i + 1, min(n, i + 400)):
+                    budget[0] -= 1
+                    if budget[0] < 0 or _IPY_TRACEBACK.match(stream[k].text):
+                        break
                     em = _EXC_LINE.match(stream[k].text)
                     if em and em.group(1) == want:
                         stream[k].kind = "exception"
