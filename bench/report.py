@@ -8,6 +8,35 @@ def _row(cells) -> str:
     return "| " + " | ".join(str(c) for c in cells) + " |"
 
 
+def _targets(r: dict) -> list[tuple[str, str, bool]]:
+    own, peer, scale = r["own"], r["peer"], r["scaling"]
+    out = [
+        ("precision@1 >= 0.95 on our examples", str(own["p_at_1"]), own["p_at_1"] >= 0.95),
+        ("negative rejection >= 0.95 on our examples", str(own["negative_rejection"]), own["negative_rejection"] >= 0.95),
+    ]
+    if r.get("holdout"):
+        h = r["holdout"]
+        out.append(("(held-out logs) precision@1 / negative rejection", f"{h['p_at_1']} / {h['negative_rejection']}",
+                     h["p_at_1"] >= 0.95 and h["negative_rejection"] >= 0.95))
+    for name, row in peer["sets"].items():
+        if "deadends" in row:
+            f, d = row["faultline"]["p_at_1"], row["deadends"]["p_at_1"]
+            out.append((f"P@1 above the peer: {name}", f"{f} vs {d}", f > d))
+    small = next((x for x in scale if x["entries"] == 2500), scale[0])
+    long_log = peer["latency"]["150-line log"]
+    out.append(("in-process p50 <= 2 ms, 150-line log, 2.5k entries",
+                f"{long_log['faultline']['p50_ms']} ms (peer set); {small['p50_ms']} ms (scaling set)",
+                long_log["faultline"]["p50_ms"] <= 2 and small["p50_ms"] <= 2))
+    for name, row in peer["latency"].items():
+        if "speedup_p50" in row:
+            out.append((f"at least 10x faster than the peer: {name}", f"{row['speedup_p50']}x", row["speedup_p50"] >= 10))
+    big = next((x for x in scale if x["entries"] == 25000), None)
+    if big:
+        out.append(("p50 at 25k within 2x of p50 at 2.5k", f"{big['p50_ratio']}x", big["p50_ratio"] <= 2))
+        out.append(("service RSS at 25k entries < 300 MB", f"{big['service_rss_mb']} MB", big["service_rss_mb"] < 300))
+    return out
+
+
 def write_report(r: dict, out: Path) -> None:
     m = r["machine"]
     own = r["own"]
@@ -20,6 +49,9 @@ def write_report(r: dict, out: Path) -> None:
     if not r.get("peer_checkout"):
         L.append("")
         L.append("**The peer's matcher was not run** (no `--peer` checkout given): peer columns are empty.")
+    L += ["", "## Targets", "", _row(["target", "measured", "met"]), _row(["---"] * 3)]
+    for name, value, ok in _targets(r):
+        L.append(_row([name, value, "yes" if ok else "**no**"]))
     L += ["", "## 1. Our own examples (kb/examples)", ""]
     L.append(_row(["entries", "positive logs", "negative logs", "precision@1", "MRR", "negative rejection",
                    "precision when confidence >= 0.5", "p50 ms", "p99 ms"]))
