@@ -113,3 +113,21 @@ def test_environment_over_http(client):
     r = client.post("/match", json={"text": log, "environment": "torch==1.12.1\n"})
     m = r.json()["matches"][0]
     assert m["id"] == "pytorch/weights-only-load-failed" and m["applies_to_environment"] is False
+
+
+def test_ranks_stuck_in_different_collectives_are_reported(index):
+    log = "\n".join([
+        "[rank0]:[E0814 05:41:19.006734112 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=812, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600049 milliseconds before timing out.",
+        "[rank1]:[E0814 05:41:19.107734112 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=813, OpType=BROADCAST, NumelIn=4096, NumelOut=4096, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.",
+    ])
+    res = match_text(index, log)
+    assert res["matches"][0]["id"] == "pytorch/nccl-timeout-allreduce"
+    f = res["findings"][0]
+    assert f["kind"] == "different_step" and f["ranks"][0]["seq"] == 812 and f["ranks"][1]["op"] == "BROADCAST"
+    assert [r["id"] for r in res["related"]][:2] == ["pytorch/uneven-inputs-epoch-end-hang", "pytorch/collective-mismatch-detected"]
+    same = log.replace("SeqNum=813, OpType=BROADCAST", "SeqNum=812, OpType=ALLREDUCE")
+    assert match_text(index, same)["findings"][0]["kind"] == "different_collective"
+    agree = log.replace("SeqNum=813, OpType=BROADCAST, NumelIn=4096, NumelOut=4096", "SeqNum=812, OpType=ALLREDUCE, NumelIn=1, NumelOut=1")
+    assert match_text(index, agree)["findings"] == []

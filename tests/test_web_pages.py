@@ -233,6 +233,22 @@ def test_results_show_the_root_cause_rank_and_line(web):
     assert f"rank {api['root_cause']['rank']}" in t
 
 
+def test_results_show_ranks_stuck_in_different_collectives(web):
+    log = (
+        "[rank0]:[E0814 05:41:19.006734112 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=812, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600049 "
+        "milliseconds before timing out.\n"
+        "[rank1]:[E0814 05:41:19.107734112 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=813, OpType=BROADCAST, NumelIn=4096, NumelOut=4096, Timeout(ms)=600000) ran for "
+        "600012 milliseconds before timing out.\n"
+    )
+    t = html.unescape(web.post("/results", data={"text": log}, headers=HTML).text)
+    assert "different collective sequence numbers" in t and "SeqNum=813, OpType=BROADCAST" in t
+    assert "/errors/pytorch/uneven-inputs-epoch-end-hang" in t
+    tz = html.unescape(web.post("/results?lang=zh", data={"text": log}, headers=HTML).text)
+    assert "集合通信序号不同" in tz
+
+
 def test_empty_post_is_422_with_the_form_and_a_message(web):
     for data in ({"text": ""}, {"text": "   \n  "}, {}):
         r = web.post("/results", data=data, headers=HTML)

@@ -97,6 +97,37 @@ def _is_cause(index: MatchIndex, line: Line, hits: list[Hit]) -> bool:
     return "cause" in roles if roles else not _SYMPTOM.search(line.text)
 
 
+_WORK = re.compile(r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?")
+_RANK_IN_TEXT = re.compile(r"\[(?:PG [^\]]*?)?Rank (\d+)\]")
+
+
+def collective_desync(parsed: ParsedLog) -> dict[str, Any] | None:
+    """Ranks that timed out in different collectives: the ranks were not running the same program step."""
+    seen: dict[int, tuple[int, str, str | None]] = {}
+    for ln in parsed.lines:
+        m = _WORK.search(ln.text)
+        if not m:
+            continue
+        rank = ln.rank
+        if rank is None:
+            rm = _RANK_IN_TEXT.search(ln.text)
+            rank = int(rm.group(1)) if rm else None
+        if rank is not None and rank not in seen:
+            seen[rank] = (int(m.group(1)), m.group(2), m.group(3))
+    if len(seen) < 2 or len(set(seen.values())) < 2:
+        return None
+    seqs = {v[0] for v in seen.values()}
+    kind = "different_step" if len(seqs) > 1 else "different_collective"
+    detail = {r: {"seq": v[0], "op": v[1], "numel_in": int(v[2]) if v[2] else None} for r, v in sorted(seen.items())}
+    if kind == "different_step":
+        msg = ("ranks timed out at different collective sequence numbers: some ranks ran more collectives than "
+               "others (uneven inputs at an epoch end, a rank that skipped a step, or a rank that died)")
+    else:
+        msg = ("ranks timed out in the same collective step with different operations or sizes: "
+               "they called mismatched collectives")
+    return {"kind": kind, "message": msg, "ranks": detail}
+
+
 TRUNCATED_WEIGHT = 0.8
 
 
@@ -188,6 +219,17 @@ def match_text(
     for m in weak:
         related.append({"id": m.entry_id, "title": index.entry(m.entry_id).title.get(lang),
                         "score": m.confidence, "url": f"/errors/{m.entry_id}", "why": "weak signature match"})
+    desync = collective_desync(parsed)
+    if desync:
+        order = (["pytorch/uneven-inputs-epoch-end-hang", "pytorch/collective-mismatch-detected"]
+                 if desync["kind"] == "different_step"
+                 else ["pytorch/collective-mismatch-detected", "pytorch/uneven-inputs-epoch-end-hang"])
+        have = {r["id"] for r in related} | {m.entry_id for m in ranked}
+        related = [
+            {"id": eid, "title": index.entry(eid).title.get(lang), "score": None, "url": f"/errors/{eid}",
+             "why": "ranks timed out in different collectives (see findings)"}
+            for eid in order if eid in index.roles and eid not in have
+        ] + related
     if not matches:
         err_lines = [x.line.text for x in parsed.exceptions] or [ln.text for ln in parsed.lines[-20:]]
         for eid, s in index.similar("\n".join(err_lines), limit=3, exclude={m.entry_id for m in weak}):
@@ -199,6 +241,7 @@ def match_text(
         "matches": [_match_view(index, m, lang, versions) for m in matches[:limit]],
         "related": related[:limit],
         "root_cause": _root_view(root, ranked, parsed),
+        "findings": [desync] if desync else [],
         "environment": versions,
         "log": {
             "lines": len(parsed.lines),

@@ -223,6 +223,8 @@ _WHY = [
     (re.compile(r"^the environment's versions are in this entry's affected range$"),
      lambda _, m: _("your versions are in this entry's affected range")),
     (re.compile(r"^weak signature match$"), lambda _, m: _("weak signature match")),
+    (re.compile(r"^ranks timed out in different collectives \(see findings\)$"),
+     lambda _, m: _("ranks timed out in different collectives (see findings)")),
     (re.compile(r"^similar words, no signature matched$"), lambda _, m: _("similar words, no signature matched")),
 ]
 
