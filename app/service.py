@@ -17,11 +17,11 @@ from app.entry import Guide
 from app.matching.index import MatchIndex
 from app.store.db import engine_for
 from app.store.entries import EntryStore
-from app.store.load import db_ready, generation, load_into_db
+from app.store.load import db_ready, load_into_db
 from app.store.tables import GuideRow, MetaRow
 
 log = logging.getLogger("faultline")
-CHECK_EVERY_S = 2.0
+RETRY_AFTER_S = 1.0  # after a failed reload, wait this long before trying again
 
 
 @dataclass
@@ -39,7 +39,7 @@ class KBService:
         self.db_path = Path(db_path)
         self.kb_root = Path(kb_root)
         self._lock = threading.Lock()
-        self._checked = 0.0
+        self._checked = -RETRY_AFTER_S
         if not db_ready(self.db_path):
             log.info("no knowledge base in %s yet: loading %s", self.db_path, self.kb_root)
             load_into_db(self.kb_root, self.db_path)
@@ -66,19 +66,16 @@ class KBService:
         return Snapshot(store, guides, index, meta.get("generation"), meta.get("loaded_at"), g_entries)
 
     def current(self) -> Snapshot:
-        """The newest good snapshot; checks the database at most every CHECK_EVERY_S seconds."""
-        now = time.monotonic()
-        if now - self._checked < CHECK_EVERY_S:
+        """The newest good snapshot: a cheap generation check on every call, a rebuild when it changed."""
+        gen = self.snapshot.entries.generation()
+        if gen is None or gen == self.snapshot.generation:
             return self.snapshot
         with self._lock:
-            if now - self._checked < CHECK_EVERY_S:
-                return self.snapshot
-            self._checked = now
-            gen = generation(self.db_path)
-            if gen is not None and gen != self.snapshot.generation:
+            if gen != self.snapshot.generation and time.monotonic() - self._checked >= RETRY_AFTER_S:
                 try:
                     self.snapshot = self._read()
                     log.info("knowledge base reloaded (generation %s)", gen)
                 except Exception:  # noqa: BLE001 - keep serving the last good data
+                    self._checked = time.monotonic()
                     log.exception("reload failed; still serving generation %s", self.snapshot.generation)
         return self.snapshot

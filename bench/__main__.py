@@ -19,7 +19,6 @@ import os
 import platform
 import random
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile

@@ -9,7 +9,6 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from app import service as service_mod
 from app.kbfiles import KBError, load_kb
 from app.main import create_app
 from app.store.load import load_into_db
@@ -98,8 +97,7 @@ def test_bad_file_never_half_loads(kb_copy, tmp_path):
         assert con.execute("select count(*) from entry where id='pytorch/extra-copy'").fetchone()[0] == 0
 
 
-def test_service_keeps_last_good_data_and_picks_up_good_reloads(kb_copy, tmp_path, monkeypatch):
-    monkeypatch.setattr(service_mod, "CHECK_EVERY_S", 0.0)
+def test_service_keeps_last_good_data_and_picks_up_good_reloads(kb_copy, tmp_path):
     db = tmp_path / "kb.db"
     load_into_db(kb_copy, db)
     app = create_app(db_path=str(db), kb_root=str(kb_copy))

@@ -23,7 +23,7 @@ import math
 from array import array
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable
 
 import ahocorasick
 import re2
@@ -31,7 +31,7 @@ import re2
 from app.entry import Entry
 from app.matching.literals import anchor, required_literals, specificity
 from app.matching.logparse import Line, ParsedLog, parse_log
-from app.matching.mask import mask, mask_light, tokens
+from app.matching.mask import mask_light, tokens
 
 MIN_SPECIFICITY = 14  # letters/digits a signature must insist on (lint)
 MAX_ANCHOR = 16  # any substring of a required literal is itself required: keep anchors short
@@ -302,21 +302,3 @@ class MatchIndex:
 
 def _entry_text(error_text: str, title: str, examples: list[str]) -> str:
     return " ".join([error_text, title, *examples])
-
-
-class EntriesView(Mapping):
-    """Read-only mapping id -> Entry over an index's lookup (for code that wants a dict)."""
-
-    def __init__(self, index: MatchIndex):
-        self._index = index
-
-    def __getitem__(self, key: str) -> Entry:
-        if key not in self._index.roles:
-            raise KeyError(key)
-        return self._index.entry(key)
-
-    def __iter__(self):
-        return iter(self._index.entry_ids)
-
-    def __len__(self) -> int:
-        return len(self._index.entry_ids)

@@ -32,6 +32,15 @@ class EntryStore(Mapping):
         finally:
             cur.close()
 
+    def generation(self) -> str | None:
+        """The database's current load generation (bumped by every successful `faultline load`)."""
+        try:
+            with self._lock:
+                row = self._con.execute("select value from kb_meta where key = 'generation'").fetchone()
+        except sqlite3.Error:
+            return None
+        return row[0] if row else None
+
     def search(self, q: str | None, tag: str | None, domain: str | None) -> list[str]:
         """Ids matching every word of ``q`` (title, message, tags, root cause, en and zh), a tag and a domain."""
         sql = "select e.id, lower(e.title_en || ' ' || e.title_zh || ' ' || e.id) from entry e"

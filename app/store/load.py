@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import datetime as _dt
-import json
 from pathlib import Path
 
 from sqlalchemy import delete, inspect
@@ -103,19 +102,3 @@ def kb_from_db(db_path: str | Path, kb_root: str | Path) -> tuple[list[Entry], l
 def index_from_db(db_path: str | Path, kb_root: str | Path) -> MatchIndex:
     entries, _ = kb_from_db(db_path, kb_root)
     return MatchIndex.build(entries)
-
-
-def generation(db_path: str | Path) -> str | None:
-    engine = engine_for(db_path)
-    try:
-        with Session(engine) as s:
-            row = s.get(MetaRow, "generation")
-            return row.value if row else None
-    except Exception:  # noqa: BLE001 - a missing/locked file just means "unknown"
-        return None
-    finally:
-        engine.dispose()
-
-
-def dumps(obj) -> str:
-    return json.dumps(obj, ensure_ascii=False)
