@@ -4,6 +4,8 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.staticfiles import StaticFiles
 
 from app.api import errors, guides, match, problems, system
 from app.service import KBService
@@ -22,7 +24,10 @@ def create_app(db_path: str | None = None, kb_root: str | None = None) -> FastAP
         version="0.1.0",
         description="Paste a failed ML-training log; get the known error, its root cause, ranked fixes and dead ends.",
         lifespan=lifespan,
+        docs_url=None,  # served below from local files: no CDN
+        redoc_url=None,
     )
+    _install_docs(app)
     problems.install(app)
     app.include_router(match.router)
     app.include_router(system.router)
@@ -35,6 +40,26 @@ def create_app(db_path: str | None = None, kb_root: str | None = None) -> FastAP
     if web_routes is not None:
         web_routes.install(app)
     return app
+
+
+def _install_docs(app: FastAPI) -> None:
+    """Interactive API docs at /docs with Swagger UI's files served by the app itself."""
+    from pathlib import Path
+
+    import swagger_ui  # swagger-ui-py: ships Swagger UI 5 (OpenAPI 3.1) as static files
+
+    assets = Path(swagger_ui.__file__).resolve().parent / "static"
+    app.mount("/docs-assets", StaticFiles(directory=assets), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs():
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json",
+            title="Faultline API",
+            swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+            swagger_css_url="/docs-assets/swagger-ui.css",
+            swagger_favicon_url="/docs-assets/favicon-32x32.png",
+        )
 
 
 app = create_app()

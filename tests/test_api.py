@@ -201,4 +201,7 @@ def test_health_and_openapi(client):
     spec = client.get("/openapi.json").json()
     assert "/match" in spec["paths"] and "/errors/{entry_id}" in spec["paths"]
     assert "text/plain" in spec["paths"]["/match"]["post"]["requestBody"]["content"]
-    assert client.get("/docs").status_code == 200
+    docs = client.get("/docs")
+    assert docs.status_code == 200 and "/docs-assets/swagger-ui-bundle.js" in docs.text
+    assert "cdn" not in docs.text.lower()
+    assert client.get("/docs-assets/swagger-ui-bundle.js").status_code == 200

@@ -267,3 +267,14 @@ def test_no_requests_leave_the_site(en_page, server):
         page.goto(url)
     assert seen and all(u.startswith(server) for u in seen), [u for u in seen if not u.startswith(server)]
     assert any(u.endswith("/static/style.css") for u in seen)
+
+
+def test_api_docs_render_offline(en_page, server):
+    """/docs renders the OpenAPI document with Swagger UI's files served by the app itself."""
+    page = en_page
+    outside: list[str] = []
+    page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(server) else None)
+    page.goto("/docs")
+    page.wait_for_selector(".opblock-summary", timeout=15000)
+    assert page.locator(".opblock-summary-path", has_text="/match").count() >= 1
+    assert outside == []
