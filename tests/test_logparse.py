@@ -131,3 +131,11 @@ def test_dataloader_worker_wrapper_points_to_the_original_exception():
     wrapper, original = p.exceptions
     assert "Caught RuntimeError" in wrapper.message and "DefaultCPUAllocator" in original.message
     assert wrapper.chained_from is original and original.chained_from is None
+
+
+def test_c10_timestamps_with_unpadded_month():
+    """c10 logging prints the month without padding: [F919 ...] is 19 September."""
+    p = parse_log("[rank2]:[F919 05:41:19.006734112 ProcessGroupNCCL.cpp:616] a\n"
+                  "[rank1]:[E1203 01:00:00.000000000 ProcessGroupNCCL.cpp:616] b\n")
+    assert [ln.text for ln in p.lines] == ["a", "b"]
+    assert p.lines[0].ts < p.lines[1].ts

@@ -29,7 +29,7 @@ _TS_PREFIXES = [
     # 2024-05-01 12:00:00,123 / [2024-05-01 12:00:00.123] / 2024-05-01T12:00:00Z
     re.compile(r"^\[?(\d{4})-(\d{2})-(\d{2})[ T_](\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(?:Z|[+-]\d{2}:?\d{2})?\]?\s*"),
     # glog / c10: [E1203 12:00:00.123456789 ProcessGroupNCCL.cpp:1234] or W1203 12:00:00.123000 123 api.py:12]
-    re.compile(r"^\[?[IWEF](\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?: +\d+)? [\w/.-]+:\d+\]\s*"),
+    re.compile(r"^\[?[IWEF](\d{1,2})(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?: +\d+)? [\w/.-]+:\d+\]\s*"),
 ]
 _LEVEL_PREFIX = re.compile(r"^\[[IWEF] [\w.]+:\d+\]\s*")  # [E ProcessGroupNCCL.cpp:828] (torch<=2.1)
 _NCCL_LINE = re.compile(r"^(\S+):(\d+):(\d+) \[(\d+)\] NCCL (INFO|WARN|TRACE|ERROR)\b")
