@@ -56,6 +56,9 @@ class Signature(_Model):
     ignore_case: bool = False
     examples: list[str] = Field(min_length=1)
     versions: Optional[str] = None  # free note, e.g. "torch>=2.1 wording"
+    # for a message other code paths print too: counts only when the log also mentions one of these
+    # (case-insensitive), e.g. ["deepspeed", "zero_optimization"]
+    context: list[str] = Field(default_factory=list)
 
 
 class Workaround(_Model):

@@ -117,17 +117,17 @@ def own_examples() -> dict:
     }
 
 
-def holdout() -> dict:
-    """The held-out logs under bench/holdout (written apart from kb/examples), scored by bench.holdout_eval."""
+def holdout(module: str = "holdout_eval") -> dict:
+    """A held-out set (bench/holdout, bench/holdout2: written apart from kb/examples), scored by its evaluator."""
     import contextlib
+    import importlib
     import io
 
-    from bench import holdout_eval
-
+    evaluator = importlib.import_module(f"bench.{module}")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "rows.json"
         with contextlib.redirect_stdout(io.StringIO()):
-            holdout_eval.main(["--json", str(out)])
+            evaluator.main(["--json", str(out)])
         rows = json.loads(out.read_text())
     pos = [r for r in rows if r["expected"]]
     neg = [r for r in rows if not r["expected"]]
@@ -351,7 +351,8 @@ def main(argv: list[str] | None = None) -> int:
     results = {"machine": machine(), "peer_checkout": bool(peer)}
     print("own examples ...", flush=True)
     results["own"] = own_examples()
-    results["holdout"] = holdout()
+    results["holdout"] = holdout("holdout_eval")
+    results["holdout2"] = holdout("holdout2_eval")
     print("peer data ...", flush=True)
     results["peer"] = peer_data(peer, args.sample, args.seed)
     print("http throughput ...", flush=True)

@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{'':5}matches: " + ", ".join(f"{i}({c:.2f}, sig={s})" for i, c, s in r["all_matches"]))
                 print(f"{'':5}top matched line: {short(r['matched_line'], 150)!r}")
             if r["related"]:
-                print(f"{'':5}related: " + ", ".join(f"{i}({s:.2f} {w})" for i, s, w in r["related"]))
+                print(f"{'':5}related: " + ", ".join(f"{i}({(s or 0):.2f} {w})" for i, s, w in r["related"]))
             if r["expected"] and not r["expected_in_kb"]:
                 print(f"{'':5}NOTE: expected id is not in the KB")
         if "root_rank_ok" in r and not r["root_rank_ok"]:

@@ -8,10 +8,12 @@ from app.matching.index import MatchIndex
 from app.matching.rank import match_text
 from tests.conftest import KB, REPO
 
-HOLDOUT = REPO / "bench" / "holdout"
+import pytest
 
 
-def test_holdout_precision_and_rejection():
+@pytest.mark.parametrize("name", ["holdout", "holdout2"])
+def test_holdout_precision_and_rejection(name):
+    HOLDOUT = REPO / "bench" / name
     index = MatchIndex.build(load_kb(KB).entries)
     pos = hits = neg = rejected = 0
     for p in sorted(HOLDOUT.rglob("*.log")):

@@ -131,3 +131,16 @@ def test_ranks_stuck_in_different_collectives_are_reported(index):
     assert match_text(index, same)["findings"][0]["kind"] == "different_collective"
     agree = log.replace("SeqNum=813, OpType=BROADCAST, NumelIn=4096, NumelOut=4096", "SeqNum=812, OpType=ALLREDUCE, NumelIn=1, NumelOut=1")
     assert match_text(index, agree)["findings"] == []
+
+
+def test_generic_message_needs_its_context(index):
+    """'weight' must be 2-D also comes from plain F.embedding misuse: only a DeepSpeed log makes it ZeRO-3."""
+    plain = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/app/embed.py", line 12, in <module>\n'
+        "    out = F.embedding(ids, table)\n"
+        "RuntimeError: 'weight' must be 2-D\n"
+    )
+    assert match_text(index, plain)["matches"] == []
+    ds = "[2024-11-21 08:02:11,330] [INFO] [partition_parameters.py:348:__exit__] finished initializing model\n" + plain
+    assert match_text(index, ds)["matches"][0]["id"] == "deepspeed/zero3-partitioned-parameter-empty"

@@ -51,6 +51,7 @@ class SigSpec:
     anchor: str | None
     others: tuple[str, ...]  # the other required literals (lowercased), checked before RE2
     specificity: int
+    context: tuple[str, ...] = ()  # one of these (lowercased) must occur somewhere in the log
 
 
 @dataclass(slots=True)
@@ -74,14 +75,15 @@ def compile_regex(entry_id: str, name: str, pattern: str, ignore_case: bool):
         raise SignatureError(f"{entry_id} signature {name!r} does not compile (RE2): {exc}") from exc
 
 
-def make_spec(entry_id: str, name: str, pattern: str, ignore_case: bool) -> SigSpec:
+def make_spec(entry_id: str, name: str, pattern: str, ignore_case: bool, context=()) -> SigSpec:
     lits = required_literals(pattern)
     a = anchor(lits)
     others = tuple(sorted({x for x in lits if x != a and len(x.strip()) >= 2}, key=len, reverse=True))
     if a and len(a) > MAX_ANCHOR:
         others = (a,) + others
         a = a[:MAX_ANCHOR]
-    return SigSpec(entry_id, name, pattern, ignore_case, a, others, specificity(lits))
+    ctx = tuple(c.lower() for c in context if c.strip())
+    return SigSpec(entry_id, name, pattern, ignore_case, a, others, specificity(lits), ctx)
 
 
 class CompiledSignature:
@@ -121,7 +123,7 @@ class MatchIndex:
             for s in e.signatures:
                 if validate:
                     compile_regex(e.id, s.name, s.pattern, s.ignore_case)
-                specs.append(make_spec(e.id, s.name, s.pattern, s.ignore_case))
+                specs.append(make_spec(e.id, s.name, s.pattern, s.ignore_case, s.context))
         by_id = {e.id: e for e in entries}
         texts = [(e.id, _entry_text(e.error_text, e.title.en, [x for s in e.signatures for x in s.examples])) for e in entries]
         return cls(specs, {e.id: e.role for e in entries}, by_id.__getitem__, texts)
@@ -137,7 +139,7 @@ class MatchIndex:
             roles[eid] = d.get("role", "cause")
             sigs = d.get("signatures", [])
             for s in sigs:
-                specs.append(make_spec(eid, s["name"], s["pattern"], bool(s.get("ignore_case"))))
+                specs.append(make_spec(eid, s["name"], s["pattern"], bool(s.get("ignore_case")), s.get("context") or ()))
             texts.append((eid, _entry_text(d.get("error_text", ""), (d.get("title") or {}).get("en", ""),
                                            [x for s in sigs for x in s.get("examples", [])])))
         return cls(specs, roles, entry_lookup, texts)
@@ -284,6 +286,8 @@ class MatchIndex:
         out: list[Hit] = []
         for sid, line_ids in todo.items():
             sig = self.signatures[sid]
+            if sig.context and not any(c in haystack for c in sig.context):
+                continue
             rx = None
             for li in sorted(line_ids):
                 if sig.others:

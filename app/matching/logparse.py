@@ -31,6 +31,8 @@ _TS_PREFIXES = [
     # glog / c10: [E1203 12:00:00.123456789 ProcessGroupNCCL.cpp:1234] or W1203 12:00:00.123000 123 api.py:12]
     re.compile(r"^\[?[IWEF](\d{1,2})(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?: +\d+)? [\w/.-]+:\d+\]\s*"),
 ]
+# Kubernetes CRI log lines ("<RFC3339 time> stderr F ", time taken by _TS_PREFIXES), docker compose ("trainer-1  | ")
+_STREAM_PREFIX = re.compile(r"^(?:(?:stdout|stderr) [FP] |[a-z0-9][\w.-]*[-_]\d+\s+\| )")
 _LEVEL_PREFIX = re.compile(r"^\[[IWEF] [\w.]+:\d+\]\s*")  # [E ProcessGroupNCCL.cpp:828] (torch<=2.1)
 _NCCL_LINE = re.compile(r"^(\S+):(\d+):(\d+) \[(\d+)\] NCCL (INFO|WARN|TRACE|ERROR)\b")
 
@@ -128,7 +130,8 @@ def _ts_key(groups: tuple, has_year: bool) -> float:
 
 
 _ANY_PREFIX = re.compile(
-    "|".join(f"(?:{rx.pattern.lstrip('^')})" for rx in [_HOST_PREFIX, _RANK_PREFIX, *_TS_PREFIXES, _LEVEL_PREFIX])
+    "|".join(f"(?:{rx.pattern.lstrip('^')})"
+             for rx in [_HOST_PREFIX, _STREAM_PREFIX, _RANK_PREFIX, *_TS_PREFIXES, _LEVEL_PREFIX])
 )
 _PREFIX_START = frozenset("[IWEFr0123456789" + "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
@@ -141,7 +144,7 @@ def _strip(raw: str) -> tuple[str, int | None, float | None]:
     for _ in range(8):
         if not text or text[0] not in _PREFIX_START or not _ANY_PREFIX.match(text):
             break
-        m = _HOST_PREFIX.match(text)
+        m = _STREAM_PREFIX.match(text) or _HOST_PREFIX.match(text)
         if m:
             text = text[m.end():]
             continue

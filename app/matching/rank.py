@@ -97,6 +97,7 @@ def _is_cause(index: MatchIndex, line: Line, hits: list[Hit]) -> bool:
     return "cause" in roles if roles else not _SYMPTOM.search(line.text)
 
 
+_LAUNCHER_FAILED = re.compile(r"failed \(exitcode: -?\d+\) local_rank: (\d+)")
 _WORK = re.compile(r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?")
 _RANK_IN_TEXT = re.compile(r"\[(?:PG [^\]]*?)?Rank (\d+)\]")
 
@@ -260,8 +261,16 @@ def _root_view(root: Line | None, ranked: list[EntryMatch], parsed: ParsedLog) -
         return None
     known = next((m.entry_id for m in ranked if any(h.line.no == root.no or h.line.block == root.no for h in m.hits)), None)
     rank = root.rank
-    if rank is None:  # a launcher line: torchrun's summary names the first failed rank
+    if rank is None:  # a message naming its rank, e.g. "[Rank 3] Watchdog caught ..." (torch<=2.1)
+        rm = _RANK_IN_TEXT.search(root.text)
+        rank = int(rm.group(1)) if rm else None
+    if rank is None and known:  # the same error reported with a rank elsewhere (a WARN line, then the exception)
+        rank = next((h.line.rank for m in ranked if m.entry_id == known for h in sorted(m.hits, key=lambda h: h.line.no)
+                     if h.line.rank is not None), None)
+    if rank is None:  # torchrun's summary names the first failed rank
         rank = next((f.rank for f in parsed.failed_ranks if f.first and f.rank is not None), None)
+    if rank is None:  # torchrun: "failed (exitcode: 1) local_rank: 1 (pid: ...)"
+        rank = next((int(m.group(1)) for ln in parsed.lines for m in [_LAUNCHER_FAILED.search(ln.text)] if m), None)
     return {"rank": rank, "line": root.raw.strip(), "line_no": root.no, "entry": known}
 
 

@@ -47,7 +47,8 @@ def entry_view(e: Entry, lang: str) -> dict[str, Any]:
         "tags": e.tags,
         "role": e.role,
         "signatures": [
-            {"name": s.name, "pattern": s.pattern, "ignore_case": s.ignore_case, "examples": s.examples, "versions": s.versions}
+            {"name": s.name, "pattern": s.pattern, "ignore_case": s.ignore_case, "examples": s.examples,
+             "versions": s.versions, "context": s.context}
             for s in e.signatures
         ],
         "root_cause": e.root_cause.get(lang),
