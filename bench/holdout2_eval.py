@@ -20,31 +20,15 @@ from pathlib import Path
 from app.kbfiles import load_kb
 from app.matching.index import MatchIndex
 from app.matching.rank import match_text
+from bench.holdout_eval import load_logs as _load_logs
+from bench.holdout_eval import short
 
 REPO = Path(__file__).resolve().parent.parent
 HOLDOUT = REPO / "bench" / "holdout2"
 
 
 def load_logs(manifest: dict) -> list[tuple[str, str | None, str]]:
-    out = []
-    for p in sorted(HOLDOUT.rglob("*.log")):
-        rel = p.relative_to(HOLDOUT).as_posix()
-        if rel in manifest:
-            expected = manifest[rel]["expected"]
-        else:
-            parts = rel.split("/")
-            expected = None if parts[0] == "negative" else f"{parts[0]}/{parts[1]}"
-        # bytes as-is: keep CR (tqdm), ANSI escapes, NULs exactly as a user would paste them
-        text = p.read_bytes().decode("utf-8", errors="replace")
-        out.append((rel, expected, text))
-    return out
-
-
-def short(s: str | None, n: int = 90) -> str:
-    if s is None:
-        return "-"
-    s = s.replace("\x1b", "\\e").replace("\r", "\\r")
-    return s if len(s) <= n else s[: n - 1] + "…"
+    return _load_logs(HOLDOUT, manifest)
 
 
 def main(argv: list[str] | None = None) -> int:

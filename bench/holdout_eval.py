@@ -20,12 +20,19 @@ REPO = Path(__file__).resolve().parent.parent
 HOLDOUT = REPO / "bench" / "holdout"
 
 
-def load_logs() -> list[tuple[str, str | None, str]]:
+def load_logs(base: Path = HOLDOUT, manifest: dict | None = None) -> list[tuple[str, str | None, str]]:
+    """(relative path, expected id or None for a negative, text) for every log of a held-out set.
+
+    The expected id comes from ``manifest`` when it lists the log, else from the path <domain>/<slug>/.
+    """
     out = []
-    for p in sorted(HOLDOUT.rglob("*.log")):
-        rel = p.relative_to(HOLDOUT).as_posix()
+    for p in sorted(base.rglob("*.log")):
+        rel = p.relative_to(base).as_posix()
         parts = rel.split("/")
-        expected = None if parts[0] == "negative" else f"{parts[0]}/{parts[1]}"
+        if manifest and "expected" in manifest.get(rel, {}):
+            expected = manifest[rel]["expected"]
+        else:
+            expected = None if parts[0] == "negative" else f"{parts[0]}/{parts[1]}"
         # read bytes as-is: keep CRLF, ANSI escapes etc. exactly as a user would paste them
         text = p.read_bytes().decode("utf-8", errors="replace")
         out.append((rel, expected, text))
