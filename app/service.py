@@ -51,9 +51,10 @@ class KBService:
 
         def docs():
             for eid, doc in store.documents():
-                for gid in json.loads(doc).get("guides", []):
+                parsed = json.loads(doc)  # parsed once, for the guide links and the index
+                for gid in parsed.get("guides", []):
                     g_entries.setdefault(gid, []).append(eid)
-                yield eid, doc
+                yield eid, parsed
 
         index = MatchIndex.from_documents(docs(), store.__getitem__)
         engine = engine_for(self.db_path)

@@ -129,13 +129,13 @@ class MatchIndex:
         return cls(specs, {e.id: e.role for e in entries}, by_id.__getitem__, texts)
 
     @classmethod
-    def from_documents(cls, docs: Iterable[tuple[str, str]], entry_lookup: Callable[[str], Entry]) -> "MatchIndex":
-        """An index from stored JSON documents (already validated when they were loaded)."""
+    def from_documents(cls, docs: Iterable[tuple[str, str | dict]], entry_lookup: Callable[[str], Entry]) -> "MatchIndex":
+        """An index from stored documents, JSON text or parsed (already validated when they were loaded)."""
         specs: list[SigSpec] = []
         roles: dict[str, str] = {}
         texts: list[tuple[str, str]] = []
         for eid, doc in docs:
-            d = json.loads(doc)
+            d = json.loads(doc) if isinstance(doc, str) else doc
             roles[eid] = d.get("role", "cause")
             sigs = d.get("signatures", [])
             for s in sigs:
