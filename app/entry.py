@@ -131,8 +131,9 @@ class Entry(_Model):
     category: str = Field(min_length=1)
     tags: list[str] = Field(default_factory=list)
     # cause: the error itself; symptom: usually a consequence of a failure elsewhere (another rank);
-    # wrapper: only reports that something else failed (torchrun's ChildFailedError summary)
-    role: Literal["cause", "symptom", "wrapper"] = "cause"
+    # wrapper: only reports that something else failed (torchrun's ChildFailedError summary);
+    # benign: a line people mistake for the cause (a warning or INFO line); never the root cause
+    role: Literal["cause", "symptom", "wrapper", "benign"] = "cause"
     signatures: list[Signature] = Field(min_length=1)
     root_cause: Text
     docs: list[DocLink] = Field(min_length=1)
@@ -146,6 +147,9 @@ class Entry(_Model):
     provenance: Provenance
     completeness: Literal["partial", "complete"]
     related: list[str] = Field(default_factory=list)
+    # typed relations: this error, on one rank or process, is known to lead to these errors elsewhere
+    # (e.g. a CUDA OOM on one rank leads to NCCL timeouts on the others)
+    leads_to: list[str] = Field(default_factory=list)
     guides: list[str] = Field(default_factory=list)
 
     _r = field_validator("fix_rate", "confidence")(lambda cls, v: _rate(v))
@@ -157,7 +161,7 @@ class Entry(_Model):
             raise ValueError("must look like 'domain/slug' (lowercase letters, digits, '-', '_', '.')")
         return v
 
-    @field_validator("related")
+    @field_validator("related", "leads_to")
     @classmethod
     def _related(cls, v: list[str]) -> list[str]:
         for rid in v:

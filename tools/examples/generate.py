@@ -1,8 +1,13 @@
 """Regenerate the real example logs under kb/examples/ by running real software.
 
 Needs PyTorch (CPU build is enough): ``pip install torch==2.13.0`` in a separate
-virtual environment, then ``python kb/examples/generate.py [GROUP ...]``.
+virtual environment, then ``python tools/examples/generate.py [GROUP ...]``.
 The test suite does not need torch: it reads the saved logs.
+
+A log is only replaced when the run printed the error its entry describes (one
+of the entry's signatures matches a line): the output goes to a temporary file
+first, and a run that failed for another reason (torch missing, a changed
+message) keeps the old log and makes the command exit non-zero.
 
 Each module in ``generators/`` defines ``generate(run) -> None`` and calls
 ``run(entry_id, name, argv_or_script, ...)`` for every log it produces; logs are
@@ -24,6 +29,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
+EXAMPLES = REPO / "kb" / "examples"
+ENTRIES = REPO / "kb" / "entries"
+FAILED: list[str] = []  # "entry_id/name: why" for every log that was not written
 NEUTRAL_SITE = "/opt/conda/lib/python3.11/site-packages"
 NEUTRAL_WORK = "/workspace"
 
@@ -78,11 +86,39 @@ def run_script(entry_id: str, name: str, script: str, args: list[str] | None = N
         out = scrub(out, tmp)
     if keep.startswith("tail:"):
         out = "\n".join(out.splitlines()[-int(keep[5:]):]) + "\n"
-    dest = HERE / entry_id / f"{name}.real.log"
+    dest = EXAMPLES / entry_id / f"{name}.real.log"
+    why = _missing_error(entry_id, out)
+    if why:
+        FAILED.append(f"{entry_id}/{name}: {why}")
+        print(f"  KEPT {dest.relative_to(REPO)}: {why}", file=sys.stderr)
+        return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
-    dest.write_text(out)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=dest.parent)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(out)
+    os.replace(tmp_name, dest)
     print(f"  wrote {dest.relative_to(REPO)} ({len(out.splitlines())} lines)")
     return dest
+
+
+def _missing_error(entry_id: str, out: str) -> str | None:
+    """Why ``out`` does not show the entry's error, or None when one of its signatures matches a line."""
+    import yaml  # a dependency of transformers/accelerate; installed with them
+
+    path = next((p for p in (ENTRIES / f"{entry_id}.yaml", ENTRIES / f"{entry_id}.json") if p.exists()), None)
+    if path is None:
+        return f"no entry file for {entry_id}"
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    lines = out.splitlines()
+    for sig in doc.get("signatures", []):
+        try:
+            rx = re.compile(sig["pattern"], re.IGNORECASE if sig.get("ignore_case") else 0)
+        except re.error:
+            continue
+        if any(rx.search(ln) for ln in lines):
+            return None
+    last = next((ln for ln in reversed(lines) if ln.strip()), "(no output)")
+    return f"the run did not print the entry's error; its last line was {last[:160]!r}"
 
 
 def _free_port() -> int:
@@ -97,6 +133,11 @@ def main(groups: list[str]) -> int:
         print(f"[{name}]")
         mod = importlib.import_module(f"generators.{name}")
         mod.generate()
+    if FAILED:
+        print(f"{len(FAILED)} log(s) not written:", file=sys.stderr)
+        for f in FAILED:
+            print(f"  {f}", file=sys.stderr)
+        return 1
     return 0
 
 
