@@ -1,0 +1,20 @@
+"""`faultline import deadends FILE`: the public peer corpus into a separate database."""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def register(sub) -> None:
+    p = sub.add_parser("import", help="import a peer corpus into a separate database")
+    p.add_argument("kind", choices=["deadends"])
+    p.add_argument("file")
+    p.add_argument("--db", default=None, help="SQLite file (default: ./deadends.db)")
+    p.set_defaults(fn=run)
+
+
+def run(args) -> int:
+    from app.peers.deadends import import_deadends
+
+    n, skipped = import_deadends(Path(args.file), args.db or "deadends.db")
+    print(f"imported {n} deadends.dev entries into {args.db or 'deadends.db'} ({skipped} skipped)")
+    return 0

@@ -1,0 +1,28 @@
+"""`faultline load`: validate kb/ and write it into the database in one transaction."""
+from __future__ import annotations
+
+import sys
+
+from app.cli.common import add_db
+from app.settings import default_db
+
+
+def register(sub) -> None:
+    p = sub.add_parser("load", help="validate kb/ and build the SQLite file")
+    add_db(p)
+    p.set_defaults(fn=run)
+
+
+def run(args) -> int:
+    from app.kbfiles import KBError
+    from app.store.load import load_into_db
+
+    try:
+        n_entries, n_guides = load_into_db(args.kb, args.db or default_db())
+    except KBError as exc:
+        print(f"faultline load: the knowledge base was NOT loaded ({len(exc.problems)} problems):", file=sys.stderr)
+        for p in exc.problems:
+            print(f"  {p}", file=sys.stderr)
+        return 1
+    print(f"loaded {n_entries} entries and {n_guides} guides into {args.db or default_db()}")
+    return 0

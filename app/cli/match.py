@@ -1,0 +1,39 @@
+"""`faultline match`: match a traceback or log against the local database."""
+from __future__ import annotations
+
+import json
+import sys
+
+from app.cli.common import add_db, read_input
+from app.settings import default_db
+
+
+def register(sub) -> None:
+    p = sub.add_parser("match", help="match a traceback or log (FILE or - for stdin)")
+    add_db(p)
+    p.add_argument("file", nargs="?", default="-")
+    p.add_argument("--env", help="file with pip freeze / collect_env output")
+    p.add_argument("--json", action="store_true", help="print the API's JSON")
+    p.add_argument("--lang", choices=["en", "zh"], default="en")
+    p.add_argument("--limit", type=int, default=5)
+    p.set_defaults(fn=run)
+
+
+def run(args) -> int:
+    from app.matching.rank import match_text
+    from app.store.load import index_from_db
+
+    text = read_input(args.file)
+    if not text.strip():
+        print("faultline match: the input is empty", file=sys.stderr)
+        return 2
+    env = read_input(args.env) if args.env else None
+    index = index_from_db(args.db or default_db(), args.kb)
+    res = match_text(index, text, environment=env, limit=args.limit, lang=args.lang)
+    if args.json:
+        print(json.dumps(res, ensure_ascii=False, indent=2))
+        return 0 if res["matches"] else 3
+    from app.render.text import match_report
+
+    print(match_report(res, args.lang))
+    return 0 if res["matches"] else 3
