@@ -80,11 +80,17 @@ def _parse(path: Path, model, rel: str, problems: list[Problem]):
     except (ValueError, OSError) as exc:
         problems.append(Problem(rel, "", f"cannot read: {exc}"))
         return None
+    except RecursionError:
+        problems.append(Problem(rel, "", "cannot read: the document is nested too deeply"))
+        return None
     if not isinstance(data, dict):
         problems.append(Problem(rel, "", "the file must hold one mapping (an object)"))
         return None
     try:
         obj = model.model_validate(data)
+    except RecursionError:
+        problems.append(Problem(rel, "", "the document is nested too deeply"))
+        return None
     except ValidationError as exc:
         for err in exc.errors():
             problems.append(Problem(rel, _loc(err), err["msg"]))

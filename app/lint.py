@@ -11,7 +11,8 @@ from pathlib import Path
 
 from app.kbfiles import KB, KBError, examples, load_kb
 from app.matching.index import MIN_SPECIFICITY, MatchIndex, SignatureError, compile_signature
-from app.matching.rank import match_text
+from app.render.match import match_text
+from app.scaffold import covered, placeholder_fields
 
 MIN_EXAMPLE_LOGS = 3
 
@@ -31,12 +32,17 @@ class LintReport:
 
 def lint(root: str | Path, strict: bool = True) -> LintReport:
     rep = LintReport()
+    todo = placeholder_fields(root)  # scaffolds of `faultline new` not filled in yet
+    for f, fields in todo.items():
+        (rep.errors if strict else rep.warnings).extend(
+            f"{f} [{loc}]: still holds a placeholder (TODO...) from `faultline new`; fill it in" for loc in fields)
+    unfilled = lambda p: covered(todo.get(p.file, []), p.field)  # noqa: E731 (schema noise of a placeholder)
     try:
         kb: KB = load_kb(root, lenient=not strict)
     except KBError as exc:
-        rep.errors.extend(str(p) for p in exc.problems)
+        rep.errors.extend(str(p) for p in exc.problems if not unfilled(p))
         return rep
-    rep.errors.extend(str(p) for p in kb.problems)
+    rep.errors.extend(str(p) for p in kb.problems if not unfilled(p))
     rep.entries = len(kb.entries)
     ids = {e.id for e in kb.entries}
     compiled_ok = True

@@ -7,8 +7,9 @@ from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.staticfiles import StaticFiles
 
-from app.api import errors, guides, match, problems, system
+from app.api import errors, guides, inbox, match, outcomes, problems, system
 from app.service import KBService
+from app.store.written import close_for_app
 from app.settings import default_db, default_kb
 
 
@@ -17,7 +18,13 @@ def create_app(db_path: str | None = None, kb_root: str | None = None) -> FastAP
     async def lifespan(app: FastAPI):
         if not hasattr(app.state, "kb"):
             app.state.kb = KBService(db_path or default_db(), kb_root or default_kb())
-        yield
+        app.state.kb.start()
+        try:
+            yield
+        finally:
+            app.state.kb.close()
+            close_for_app(app)  # tokens, reports, inbox
+            del app.state.kb
 
     app = FastAPI(
         title="Faultline",
@@ -33,6 +40,8 @@ def create_app(db_path: str | None = None, kb_root: str | None = None) -> FastAP
     app.include_router(system.router)
     app.include_router(guides.router)
     app.include_router(errors.router)
+    app.include_router(outcomes.router)
+    app.include_router(inbox.router)
     try:
         from app.web import routes as web_routes
     except ImportError:  # the pages are optional for API-only deployments

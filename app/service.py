@@ -1,32 +1,42 @@
-"""The knowledge base as the running service holds it: entries, guides and the
-match index, rebuilt when the database's generation changes (after
-`faultline load`).  A failed rebuild keeps the last good data."""
+"""The knowledge base as the running service holds it: an immutable snapshot of one load
+generation (entries, guides, the match index), replaced when the database changes.
+
+Requests only read ``KBService.current()``: they never touch the database and never wait
+for a rebuild.  A watcher thread polls the database's generation (and, for an SQLite file,
+its inode: a replaced or re-created file is noticed) and builds the new snapshot off the
+event loop; a failed rebuild keeps the last good snapshot.
+"""
 from __future__ import annotations
 
+import datetime as _dt
+import json
 import logging
+import os
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import json
-
-from sqlmodel import Session, select
+from sqlalchemy import select, text
+from sqlalchemy.exc import DatabaseError, OperationalError
 
 from app.entry import Guide
 from app.matching.index import MatchIndex
-from app.store.db import engine_for
+from app.store.db import display, engine_for, sqlite_path
 from app.store.entries import EntryStore
 from app.store.load import db_ready, load_into_db
-from app.store.tables import GuideRow, MetaRow
+from app.store.tables import EntryRow, GuideRow, MetaRow
 
 log = logging.getLogger("faultline")
-RETRY_AFTER_S = 1.0  # after a failed reload, wait this long before trying again
+RELOAD_POLL_S = float(os.environ.get("FAULTLINE_RELOAD_POLL", "0.5"))
+
+
+class StartupError(RuntimeError):
+    """The service cannot start on this database (said in one clear sentence)."""
 
 
 @dataclass
 class Snapshot:
-    entries: EntryStore  # a read-only mapping id -> Entry, fetched from SQLite on demand
+    entries: EntryStore  # id -> Entry for this generation, in memory
     guides: dict[str, Guide]
     index: MatchIndex
     generation: str | None
@@ -34,49 +44,130 @@ class Snapshot:
     guide_entries: dict[str, list[str]] = field(default_factory=dict)
 
 
+def _file_identity(path: Path | None) -> tuple[int, int] | None:
+    if path is None:
+        return None
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 class KBService:
-    def __init__(self, db_path: str | Path, kb_root: str | Path):
-        self.db_path = Path(db_path)
+    def __init__(self, target: str | Path, kb_root: str | Path, poll_s: float = RELOAD_POLL_S):
+        self.target = str(target)
         self.kb_root = Path(kb_root)
-        self._lock = threading.Lock()
-        self._checked = -RETRY_AFTER_S
-        if not db_ready(self.db_path):
-            log.info("no knowledge base in %s yet: loading %s", self.db_path, self.kb_root)
-            load_into_db(self.kb_root, self.db_path)
+        self.poll_s = poll_s
+        self._path = sqlite_path(self.target)
+        self._prepare()
+        self._engine = engine_for(self.target)
+        self._identity = _file_identity(self._path)
         self.snapshot = self._read()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
 
-    def _read(self) -> Snapshot:
-        store = EntryStore(self.db_path)
-        g_entries: dict[str, list[str]] = {}
-
-        def docs():
-            for eid, doc in store.documents():
-                parsed = json.loads(doc)  # parsed once, for the guide links and the index
-                for gid in parsed.get("guides", []):
-                    g_entries.setdefault(gid, []).append(eid)
-                yield eid, parsed
-
-        index = MatchIndex.from_documents(docs(), store.__getitem__)
-        engine = engine_for(self.db_path)
+    # -- start-up -------------------------------------------------------------------------
+    def _prepare(self) -> None:
+        """Make sure the database holds a KB: build it from kb/ when empty; rebuild a corrupt SQLite file."""
         try:
-            with Session(engine) as s:
-                guides = {g.id: Guide.model_validate_json(g.document) for g in s.exec(select(GuideRow))}
-                meta = {m.key: m.value for m in s.exec(select(MetaRow))}
-        finally:
-            engine.dispose()
+            ready = db_ready(self.target)
+        except DatabaseError as exc:
+            if self._path is None or not os.access(self._path.parent, os.W_OK):
+                raise StartupError(f"cannot read the database {display(self.target)}: {exc.orig}") from exc
+            stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+            aside = self._path.with_name(f"{self._path.name}.corrupt-{stamp}")
+            self._path.rename(aside)
+            for suffix in ("-wal", "-shm"):
+                Path(f"{self._path}{suffix}").unlink(missing_ok=True)
+            log.warning("%s is not a usable database (%s); moved it to %s and rebuilding from %s",
+                        self._path, exc.orig, aside.name, self.kb_root)
+            ready = False
+        if not ready:
+            if self._path is not None and self._path.exists() and not os.access(self._path, os.W_OK):
+                raise StartupError(f"the database {self._path} is read-only and holds no knowledge base; "
+                                   f"run `faultline load` on a writable copy first")
+            log.info("no knowledge base in %s yet: loading %s", display(self.target), self.kb_root)
+            load_into_db(self.kb_root, self.target)
+
+    # -- reading one generation -------------------------------------------------------------
+    def _read(self) -> Snapshot:
+        """Every row of one generation, read in one transaction (a consistent view)."""
+        store = EntryStore()
+        g_entries: dict[str, list[str]] = {}
+        with self._engine.connect() as conn:
+            if conn.dialect.name == "postgresql":
+                conn = conn.execution_options(isolation_level="REPEATABLE READ")
+            with conn.begin():
+                meta = {k: v for k, v in conn.execute(select(MetaRow.key, MetaRow.value))}
+                rows = conn.execute(select(EntryRow.id, EntryRow.document, EntryRow.search_text)
+                                    .order_by(EntryRow.id))
+
+                def docs():
+                    for eid, doc_json, search_text in rows:
+                        parsed = json.loads(doc_json)
+                        store.add(doc_json, parsed, search_text)
+                        for gid in parsed.get("guides", []):
+                            g_entries.setdefault(gid, []).append(eid)
+                        yield eid, parsed
+
+                index = MatchIndex.from_documents(docs(), store.__getitem__)
+                guides = {gid: Guide.model_validate_json(doc)
+                          for gid, doc in conn.execute(select(GuideRow.id, GuideRow.document))}
         return Snapshot(store, guides, index, meta.get("generation"), meta.get("loaded_at"), g_entries)
 
+    def _generation(self) -> str | None:
+        with self._engine.connect() as conn:
+            row = conn.execute(text("select value from kb_meta where key = 'generation'")).fetchone()
+        return row[0] if row else None
+
+    # -- watching for new generations --------------------------------------------------------
     def current(self) -> Snapshot:
-        """The newest good snapshot: a cheap generation check on every call, a rebuild when it changed."""
-        gen = self.snapshot.entries.generation()
-        if gen is None or gen == self.snapshot.generation:
-            return self.snapshot
-        with self._lock:
-            if gen != self.snapshot.generation and time.monotonic() - self._checked >= RETRY_AFTER_S:
-                try:
-                    self.snapshot = self._read()
-                    log.info("knowledge base reloaded (generation %s)", gen)
-                except Exception:  # noqa: BLE001 - keep serving the last good data
-                    self._checked = time.monotonic()
-                    log.exception("reload failed; still serving generation %s", self.snapshot.generation)
+        """The newest good snapshot (never blocks, never touches the database)."""
         return self.snapshot
+
+    def refresh(self) -> bool:
+        """Rebuild the snapshot when the database changed; True when a new one is in place."""
+        with self._lock:
+            identity = _file_identity(self._path)
+            replaced = identity is not None and identity != self._identity
+            if replaced:  # the file was replaced or re-created: open the new one
+                old, self._engine = self._engine, engine_for(self.target)
+                old.dispose()
+                self._identity = identity
+            try:
+                gen = self._generation()
+            except (OperationalError, DatabaseError) as exc:
+                log.warning("cannot read the generation of %s (%s); still serving generation %s",
+                            display(self.target), exc.orig, self.snapshot.generation)
+                return False
+            if gen is None or (gen == self.snapshot.generation and not replaced):
+                return False
+            try:
+                snap = self._read()
+            except Exception:  # noqa: BLE001 - keep serving the last good data
+                log.exception("reload failed; still serving generation %s", self.snapshot.generation)
+                return False
+            self.snapshot = snap
+            log.info("knowledge base reloaded (generation %s, %d entries)", snap.generation, len(snap.entries))
+            return True
+
+    def _watch(self) -> None:
+        while not self._stop.wait(self.poll_s):
+            try:
+                self.refresh()
+            except Exception:  # noqa: BLE001 - the watcher must survive anything
+                log.exception("knowledge-base watcher error")
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._watch, name="faultline-kb-watcher", daemon=True)
+            self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        self._engine.dispose()

@@ -8,7 +8,9 @@ MAX_BODY_BYTES = 1 << 20  # 1 MiB, for /match
 
 
 def default_db() -> str:
-    return os.environ.get("FAULTLINE_DB") or str(Path.cwd() / "faultline.db")
+    """The database: $DATABASE_URL (e.g. postgresql+psycopg://user@host:5432/db), else the SQLite file
+    $FAULTLINE_DB, else ./faultline.db."""
+    return os.environ.get("DATABASE_URL") or os.environ.get("FAULTLINE_DB") or str(Path.cwd() / "faultline.db")
 
 
 def default_kb() -> Path:

@@ -28,7 +28,7 @@ from pathlib import Path
 import httpx
 
 from app.matching.index import MatchIndex
-from app.matching.rank import match_text
+from app.render.match import match_text
 from bench.corpus import PEER_DATA, REPO, Query, grow, noisy_log, own_kb, peer_corpus, scenario_queries, signature_queries
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from app.kbfiles import load_kb
 from app.matching.index import MatchIndex
-from app.matching.rank import match_text
+from app.render.match import match_text
 from bench.holdout_eval import load_logs as _load_logs
 from bench.holdout_eval import short
 

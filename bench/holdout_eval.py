@@ -14,7 +14,7 @@ from pathlib import Path
 
 from app.kbfiles import load_kb
 from app.matching.index import MatchIndex
-from app.matching.rank import match_text
+from app.render.match import match_text
 
 REPO = Path(__file__).resolve().parent.parent
 HOLDOUT = REPO / "bench" / "holdout"

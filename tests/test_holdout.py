@@ -5,7 +5,7 @@ import json
 
 from app.kbfiles import load_kb
 from app.matching.index import MatchIndex
-from app.matching.rank import match_text
+from app.render.match import match_text
 from bench.holdout_eval import load_logs
 from tests.conftest import KB, REPO
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import sqlite3
-import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from fastapi.testclient import TestClient
 from app.kbfiles import KBError, load_kb
 from app.main import create_app
 from app.store.load import load_into_db
+from tests.support import wait_until
 from tests.conftest import KB, SEED_LINE
 
 SEED_FILE = Path("entries/pytorch/nccl-timeout-allreduce.yaml")
@@ -117,9 +117,8 @@ def test_service_keeps_last_good_data_and_picks_up_good_reloads(kb_copy, tmp_pat
         data["id"] = "pytorch/extra-copy"
         (kb_copy / "entries" / "pytorch" / "extra-copy.yaml").write_text(yaml.safe_dump(data, allow_unicode=True))
         load_into_db(kb_copy, db)
-        time.sleep(0.01)
-        h = c.get("/healthz").json()
-        assert h["generation"] != gen and h["entries"] == n + 1
+        h = wait_until(lambda: (h := c.get("/healthz").json())["generation"] != gen and h)
+        assert h["entries"] == n + 1
         assert c.get("/errors/pytorch/extra-copy").status_code == 200
 
 

@@ -9,7 +9,7 @@ import pytest
 from app.kbfiles import load_kb
 from app.matching.environment import parse_environment
 from app.matching.index import MatchIndex
-from app.matching.rank import match_text
+from app.render.match import match_text
 from tests.conftest import KB
 
 EX = KB / "examples"
@@ -31,8 +31,8 @@ def test_one_rank_oom_then_everyone_times_out(index):
     assert "pytorch/nccl-timeout-allreduce" in ids[1:]
     top, timeout = res["matches"][0], res["matches"][ids.index("pytorch/nccl-timeout-allreduce")]
     assert top["root_cause_match"] and not timeout["root_cause_match"]
-    assert any("consequence" in w for w in timeout["why"])
-    assert any("root cause" in w for w in top["why"])
+    assert "consequence_elsewhere" in [w["code"] for w in timeout["why"]]
+    assert "explains_root_cause" in [w["code"] for w in top["why"]]
 
 
 def test_unknown_user_exception_is_reported_as_the_root_cause(index):
@@ -101,7 +101,7 @@ def test_environment_demotes_entries_that_do_not_apply(index):
         assert ids[:2] == ["pytorch/state-dict-module-prefix", "pytorch/weights-only-load-failed"], env
         demoted = res["matches"][1]
         assert demoted["applies_to_environment"] is False
-        assert any("outside" in w for w in demoted["why"])
+        assert any(w["code"] == "env_outside_range" and "outside" in w["text"] for w in demoted["why"])
         assert res["environment"]["torch"] == "1.12.1"
     newer = match_text(index, log, environment={"torch": "2.7.0"})
     assert newer["matches"][0]["id"] == "pytorch/weights-only-load-failed"

@@ -10,13 +10,15 @@ from app.api.deps import lang_headers, request_lang, snapshot, split_format, wan
 from app.api.problems import ApiError
 from app.render.markdown import entry_markdown
 from app.render.view import entry_view
+from app.render.evidence import fix_fields
+from app.store.written import store_for_app
 
 router = APIRouter(tags=["errors"])
 
 
-def list_entries(snap, q: str | None, tag: str | None, domain: str | None):
-    """Entries matching the filters, best first (text search over en and zh, in SQLite)."""
-    return [snap.entries[i] for i in snap.entries.search(q, tag, domain)]
+def list_entries(snap, q: str | None, tag: str | None, domain: str | None) -> list[str]:
+    """Ids of the entries matching the filters, best first (text search over en and zh)."""
+    return snap.entries.search(q, tag, domain)
 
 
 @router.get("/errors", summary="List and search entries")
@@ -25,21 +27,23 @@ def errors_index(request: Request, q: Optional[str] = Query(None, max_length=500
                  per_page: int = Query(20, ge=1, le=200), lang: Optional[str] = None):
     chosen = request_lang(request, lang)
     snap = snapshot(request)
-    items = list_entries(snap, q, tag, domain)
+    ids = list_entries(snap, q, tag, domain)
     if wants_html(request):
         from app.web.pages import browse_page
 
-        return browse_page(request, snap, chosen, items, q=q, tag=tag, domain=domain, page=page, per_page=per_page)
+        return browse_page(request, snap, chosen, ids, q=q, tag=tag, domain=domain, page=page, per_page=per_page)
     start = (page - 1) * per_page
+    shown = [snap.entries.summary(i) for i in ids[start:start + per_page]]
+    counts = store_for_app(request.app).counts([s.id for s in shown])  # outcome reports
     body = {
         "lang": chosen,
-        "total": len(items),
+        "total": len(ids),
         "page": page,
         "per_page": per_page,
         "items": [
-            {"id": e.id, "title": e.title.get(chosen), "domain": e.domain, "category": e.category, "tags": e.tags,
-             "fix_rate": e.fix_rate, "url": f"/errors/{e.id}"}
-            for e in items[start:start + per_page]
+            {"id": s.id, "title": s.title(chosen), "domain": s.domain, "category": s.category, "tags": list(s.tags),
+             **fix_fields(s.fix_rate, counts.get(s.id), chosen), "url": f"/errors/{s.id}"}
+            for s in shown
         ],
     }
     return JSONResponse(body, headers=lang_headers(chosen))
@@ -54,12 +58,13 @@ def error_detail(entry_id: str, request: Request, lang: Optional[str] = None):
     if entry is None:
         raise ApiError(404, "not_found", f"no entry with id {entry_id!r}; see GET /errors for the list")
     headers = lang_headers(chosen)
+    counts = store_for_app(request.app).counts_for(entry.id)  # outcome reports: rates become posteriors
     if fmt == "md":
-        return Response(entry_markdown(entry, chosen), media_type="text/markdown; charset=utf-8", headers=headers)
+        return Response(entry_markdown(entry, chosen, counts), media_type="text/markdown; charset=utf-8", headers=headers)
     if fmt == "json":
-        return JSONResponse(entry_view(entry, chosen), headers=headers)
+        return JSONResponse(entry_view(entry, chosen, counts), headers=headers)
     if wants_html(request):
         from app.web.pages import entry_page
 
-        return entry_page(request, snap, entry, chosen)
-    return JSONResponse(entry_view(entry, chosen), headers=headers)
+        return entry_page(request, snap, entry, chosen, counts)
+    return JSONResponse(entry_view(entry, chosen, counts), headers=headers)

@@ -6,12 +6,12 @@ from typing import Any, Literal, Optional, Union
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictInt, ValidationError
 
 from app.api.deps import lang_headers, snapshot
 from app.api.problems import ApiError
 from app.i18n.negotiate import explicit, negotiate
-from app.matching.rank import match_text
+from app.render.match import match_text
 from app.settings import MAX_BODY_BYTES
 
 router = APIRouter(tags=["match"])
@@ -22,7 +22,7 @@ class MatchRequest(BaseModel):
     environment: Optional[Union[dict[str, str], str]] = Field(
         None, description="Versions: a dict like {'torch': '2.3.1'} or pasted pip freeze / collect_env / accelerate env text"
     )
-    limit: int = Field(5, ge=1, le=50)
+    limit: StrictInt = Field(5, ge=1, le=50)
     lang: Optional[Literal["en", "zh"]] = None
 
 
@@ -52,6 +52,25 @@ async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
     return b"".join(chunks)
 
 
+def clean_text(value: str) -> str:
+    """A string with lone surrogates (valid JSON escapes like \\ud800, not valid Unicode) replaced by U+FFFD."""
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def _clean_json(data: Any) -> Any:
+    if isinstance(data, str):
+        return clean_text(data)
+    if isinstance(data, dict):
+        return {clean_text(k): _clean_json(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_clean_json(v) for v in data]
+    return data
+
+
 def parse_match_body(body: bytes, content_type: str) -> MatchRequest:
     text = body.decode("utf-8", errors="replace")
     if "json" in content_type:
@@ -59,16 +78,23 @@ def parse_match_body(body: bytes, content_type: str) -> MatchRequest:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ApiError(422, "invalid_json", f"the body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+        except RecursionError:
+            raise ApiError(422, "invalid_json", "the body is not acceptable JSON: it is nested too deeply")
+        except ValueError as exc:  # e.g. an integer longer than Python's int-string limit
+            raise ApiError(422, "invalid_json", f"the body is not acceptable JSON: {exc}")
+        try:
+            data = _clean_json(data)
+        except RecursionError:
+            raise ApiError(422, "invalid_json", "the body is not acceptable JSON: it is nested too deeply")
         if not isinstance(data, dict):
             raise ApiError(422, "invalid_request", 'the JSON body must be an object like {"text": "..."}')
         try:
             req = MatchRequest.model_validate(data)
-        except Exception as exc:  # pydantic.ValidationError
-            errs = getattr(exc, "errors", lambda: [])()
-            msg = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errs) or str(exc)
+        except ValidationError as exc:
+            msg = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()) or "invalid request"
             raise ApiError(422, "invalid_request", msg)
     else:
-        req = MatchRequest(text=text)
+        req = MatchRequest(text=text)  # text/plain; invalid UTF-8 bytes were replaced, never surrogates
     if not req.text.strip():
         raise ApiError(422, "empty_text", "the text to match is empty; paste a traceback or log")
     return req
@@ -84,6 +110,8 @@ async def match(request: Request, lang: Optional[str] = None, limit: Optional[in
         raise ApiError(422, "invalid_request", "limit must be between 1 and 50")
     snap = snapshot(request)
     result = await run_in_threadpool(match_text, snap.index, req.text, req.environment, n, chosen)
+    from app.api import inbox, outcomes  # rates from outcome reports; the inbox of unknown errors (issue 11)
+    result = await outcomes.with_evidence(request, result, chosen); await inbox.note_unknown(request, result, req.text)
     from fastapi.responses import JSONResponse
 
     return JSONResponse(result, headers=lang_headers(chosen))

@@ -15,7 +15,7 @@ router = APIRouter(tags=["system"])
 @router.get("/healthz", summary="Liveness and what is loaded")
 def healthz(request: Request):
     snap = snapshot(request)
-    return {"status": "ok", "entries": len(snap.entries), "guides": len(snap.guides),
+    return {"status": "ok" if len(snap.entries) else "degraded", "entries": len(snap.entries), "guides": len(snap.guides),
             "generation": snap.generation, "loaded_at": snap.loaded_at}
 
 

@@ -10,6 +10,8 @@ from app.settings import default_db
 def register(sub) -> None:
     p = sub.add_parser("load", help="validate kb/ and build the SQLite file")
     add_db(p)
+    p.add_argument("--force", action="store_true",
+                   help="load even when the new KB has less than half the served entries")
     p.set_defaults(fn=run)
 
 
@@ -18,7 +20,7 @@ def run(args) -> int:
     from app.store.load import load_into_db
 
     try:
-        n_entries, n_guides = load_into_db(args.kb, args.db or default_db())
+        n_entries, n_guides = load_into_db(args.kb, args.db or default_db(), force=args.force)
     except KBError as exc:
         print(f"faultline load: the knowledge base was NOT loaded ({len(exc.problems)} problems):", file=sys.stderr)
         for p in exc.problems:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import sys
 
+from app.cli.backend import add_server
 from app.cli.common import add_db, read_input
 from app.settings import default_db
 
@@ -13,24 +14,35 @@ def register(sub) -> None:
     add_db(p)
     p.add_argument("file", nargs="?", default="-")
     p.add_argument("--env", help="file with pip freeze / collect_env output")
-    p.add_argument("--json", action="store_true", help="print the API's JSON")
+    p.add_argument("--json", action="store_true", help="print the API's JSON (the same as --format json)")
+    p.add_argument("--format", choices=["text", "json", "md"], default=None, help="output format (default: text)")
+    add_server(p)
     p.add_argument("--lang", choices=["en", "zh"], default="en")
     p.add_argument("--limit", type=int, default=5)
     p.set_defaults(fn=run)
 
 
 def run(args) -> int:
-    from app.matching.rank import match_text
-    from app.store.load import index_from_db
+    from app.cli.backend import BackendError, match_log
 
     text = read_input(args.file)
     if not text.strip():
         print("faultline match: the input is empty", file=sys.stderr)
         return 2
     env = read_input(args.env) if args.env else None
-    index = index_from_db(args.db or default_db(), args.kb)
-    res = match_text(index, text, environment=env, limit=args.limit, lang=args.lang)
-    if args.json:
+    try:
+        res = match_log(text, server=args.server, db=args.db or default_db(), kb=args.kb, environment=env,
+                        limit=args.limit, lang=args.lang)
+    except BackendError as exc:
+        print(f"faultline match: {exc}", file=sys.stderr)
+        return 1
+    fmt = args.format or ("json" if args.json else "text")
+    if fmt == "md":
+        from app.render.match_markdown import match_markdown
+
+        print(match_markdown(res, args.lang, server=args.server))
+        return 0 if res["matches"] else 3
+    if fmt == "json":
         print(json.dumps(res, ensure_ascii=False, indent=2))
         return 0 if res["matches"] else 3
     from app.render.text import match_report

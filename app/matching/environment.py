@@ -5,26 +5,35 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import re2
 from packaging.version import InvalidVersion, Version
 
 from app.entry import Entry, normalize_package, parse_requirement
 
+# Pasted text is hostile input: these run under RE2 (linear time, no backtracking), each only on
+# lines that pass a cheap test of its shape.
 _PATTERNS = [
-    # pip freeze / pip list / conda list
-    re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:==|\s)\s*v?(\d+(?:\.\d+)+[\w.+-]*)\s*$"),
-    # collect_env: "PyTorch version: 2.3.1+cu121", "[pip3] torch==2.3.1"
-    re.compile(r"^\[(?:pip3?|conda)\]\s+([A-Za-z0-9][A-Za-z0-9._-]*)[=\s]+v?(\d+(?:\.\d+)+[\w.+-]*)"),
-    # accelerate env: "- `Accelerate` version: 0.30.1", "- PyTorch version (GPU?): 2.3.0+cu121 (True)"
-    re.compile(r"^-?\s*`?([A-Za-z][\w .-]*?)`?\s+version(?:\s*\([^)]*\))?\s*:\s*v?(\d+(?:\.\d+)+[\w.+-]*)"),
+    # pip freeze / pip list: "torch==2.3.1", "torch   2.3.1" (two tokens at most)
+    (lambda ln: len(ln.split(None, 2)) <= 2,
+     re2.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:==|\s)\s*v?(\d+(?:\.\d+)+[\w.+-]*)\s*$")),
+    # collect_env: "[pip3] torch==2.3.1", "[conda] torch 2.3.1"
+    (lambda ln: ln.startswith(("[pip", "[conda")),
+     re2.compile(r"^\[(?:pip3?|conda)\]\s+([A-Za-z0-9][A-Za-z0-9._-]*)[=\s]+v?(\d+(?:\.\d+)+[\w.+-]*)")),
+    # accelerate env / collect_env: "- `Accelerate` version: 0.30.1", "- PyTorch version (GPU?): 2.3.0+cu121 (True)"
+    (lambda ln: "version" in ln,
+     re2.compile(r"^-?\s*`?([A-Za-z][\w .-]*?)`?\s+version(?:\s*\([^)]*\))?\s*:\s*v?(\d+(?:\.\d+)+[\w.+-]*)")),
 ]
+# (literal the line must contain, package, pattern)
 _SPECIAL = [
-    ("cuda", re.compile(r"CUDA Version:\s*(\d+\.\d+)")),  # nvidia-smi
-    ("nvidia-driver", re.compile(r"Driver Version:\s*(\d+(?:\.\d+)+)")),
-    ("cuda", re.compile(r"CUDA used to build PyTorch:\s*(\d+\.\d+)")),
-    ("python", re.compile(r"Python version:\s*(\d+\.\d+(?:\.\d+)?)")),
-    ("python", re.compile(r"^Python (\d+\.\d+\.\d+)")),
-    ("nccl", re.compile(r"NCCL version (\d+\.\d+\.\d+)")),
+    ("CUDA Version:", "cuda", re2.compile(r"CUDA Version:\s*(\d+\.\d+)")),  # nvidia-smi
+    ("Driver Version:", "nvidia-driver", re2.compile(r"Driver Version:\s*(\d+(?:\.\d+)+)")),
+    ("CUDA used to build PyTorch:", "cuda", re2.compile(r"CUDA used to build PyTorch:\s*(\d+\.\d+)")),
+    ("Python version:", "python", re2.compile(r"Python version:\s*(\d+\.\d+(?:\.\d+)?)")),
+    ("Python ", "python", re2.compile(r"^Python (\d+\.\d+\.\d+)")),
+    ("NCCL version ", "nccl", re2.compile(r"NCCL version (\d+\.\d+\.\d+)")),
 ]
+_MAX_PACKAGE_LINE = 200
+_MAX_VERSION = 40  # no real version string is longer
 _ALIASES = {"pytorch": "torch", "pytorch-cuda": "cuda", "accelerate": "accelerate", "transformers": "transformers",
             "cuda-runtime": "cuda", "numpy": "numpy", "nvidia-nccl-cu12": "nccl", "nvidia-nccl-cu11": "nccl",
             "nvidia-nccl-cu13": "nccl"}
@@ -32,6 +41,8 @@ _ALIASES = {"pytorch": "torch", "pytorch-cuda": "cuda", "accelerate": "accelerat
 
 def _clean_version(v: str) -> str | None:
     v = v.split("+", 1)[0]
+    if len(v) > _MAX_VERSION:
+        return None
     try:
         return str(Version(v))
     except InvalidVersion:
@@ -59,12 +70,14 @@ def parse_environment(env: Any) -> dict[str, str]:
         return out
     for line in env.splitlines()[:5000]:
         line = line.strip()[:500]
-        for pkg, rx in _SPECIAL:
-            m = rx.search(line)
+        for key, pkg, rx in _SPECIAL:
+            m = rx.search(line) if key in line else None
             if m:
                 put(pkg, m.group(1))
-        for rx in _PATTERNS:
-            m = rx.match(line)
+        if len(line) > _MAX_PACKAGE_LINE:
+            continue  # no pip freeze / collect_env / accelerate env line is this long
+        for shape, rx in _PATTERNS:
+            m = rx.match(line) if shape(line) else None
             if m:
                 put(m.group(1), m.group(2))
                 break

@@ -18,29 +18,32 @@ def _guide_entries(entries: list[Entry]) -> dict[str, list[str]]:
     return out
 
 
-def export_json(entries: list[Entry], guides: list[Guide], lang: str) -> dict[str, Any]:
+def export_json(entries: list[Entry], guides: list[Guide], lang: str, counts: dict | None = None) -> dict[str, Any]:
     ge = _guide_entries(entries)
     return {
         "lang": lang,
         "count": len(entries),
-        "entries": [entry_view(e, lang) for e in entries],
+        "entries": [entry_view(e, lang, (counts or {}).get(e.id)) for e in entries],
         "guides": [guide_view(g, lang, ge.get(g.id)) for g in guides],
     }
 
 
-def export_markdown(entries: list[Entry], guides: list[Guide], lang: str) -> str:
+def export_markdown(entries: list[Entry], guides: list[Guide], lang: str, counts: dict | None = None) -> str:
     ge = _guide_entries(entries)
-    parts = [entry_markdown(e, lang) for e in entries] + [guide_markdown(g, lang, ge.get(g.id)) for g in guides]
+    parts = [entry_markdown(e, lang, (counts or {}).get(e.id)) for e in entries] + [guide_markdown(g, lang, ge.get(g.id)) for g in guides]
     return "\n---\n\n".join(parts)
 
 
-def export_dir(entries: list[Entry], guides: list[Guide], fmt: str, lang: str, out: Path) -> int:
+def export_dir(entries: list[Entry], guides: list[Guide], fmt: str, lang: str, out: Path,
+               counts: dict | None = None) -> int:
+    """``counts``: outcome reports per entry id (rates are then labelled from N reports)."""
     ge = _guide_entries(entries)
     n = 0
     for e in entries:
         path = out / "errors" / f"{e.id}.{fmt}"
         path.parent.mkdir(parents=True, exist_ok=True)
-        body = (json.dumps(entry_view(e, lang), ensure_ascii=False, indent=2) + "\n") if fmt == "json" else entry_markdown(e, lang)
+        c = (counts or {}).get(e.id)
+        body = (json.dumps(entry_view(e, lang, c), ensure_ascii=False, indent=2) + "\n") if fmt == "json" else entry_markdown(e, lang, c)
         path.write_text(body, encoding="utf-8")
         n += 1
     for g in guides:

@@ -2,7 +2,7 @@
 LABELS = {
     "en": {
         "id": "ID", "also": "Also available as", "fix_rate": "Fix rate", "confidence": "Confidence",
-        "evidence": "Evidence", "first_seen": "First seen", "signatures": "Signatures", "error": "Error",
+        "evidence": "Reproduced logs", "first_seen": "First seen", "signatures": "Signatures", "error": "Error",
         "root_cause": "Root cause", "workarounds": "Workarounds", "dead_ends": "Dead ends",
         "dead_ends_intro": "Approaches that do not work:", "versions": "Version compatibility",
         "package": "Package", "range": "Range", "status": "Status", "introduced": "Introduced",
@@ -15,7 +15,7 @@ LABELS = {
     },
     "zh": {
         "id": "ID", "also": "其他格式", "fix_rate": "修复率", "confidence": "置信度",
-        "evidence": "证据数", "first_seen": "首次出现", "signatures": "特征签名", "error": "错误信息",
+        "evidence": "复现日志数", "first_seen": "首次出现", "signatures": "特征签名", "error": "错误信息",
         "root_cause": "根本原因", "workarounds": "解决办法", "dead_ends": "无效做法",
         "dead_ends_intro": "以下做法通常无效：", "versions": "版本兼容性",
         "package": "软件包", "range": "版本范围", "status": "状态", "introduced": "引入版本",
@@ -31,3 +31,13 @@ LABELS = {
 
 def pct(x: float) -> str:
     return f"{round(x * 100)}%"
+
+
+def rate_note(ev: dict, lang: str = "en") -> str:
+    """How a rate was obtained: "estimated", or "from 3 reports, 90% interval 41–78%"."""
+    return ev.get("detail") or ev["label"]
+
+
+def rate_text(ev: dict, lang: str = "en") -> str:
+    """A rate with how it was obtained: "75% (estimated)"."""
+    return f"{pct(ev['value'])} ({rate_note(ev, lang)})"

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from app.entry import Entry, Guide
-from app.render.labels import LABELS, pct
+from app.render.labels import LABELS, pct, rate_note, rate_text
 from app.render.view import entry_view, guide_view
 
 
@@ -17,8 +17,8 @@ def _cell(s: str | None) -> str:
     return (s or "—").replace("|", "\\|").replace("\n", " ")
 
 
-def entry_markdown(e: Entry, lang: str) -> str:
-    v = entry_view(e, lang)
+def entry_markdown(e: Entry, lang: str, counts=None) -> str:
+    v = entry_view(e, lang, counts)
     L = LABELS[lang]
     other = "zh" if lang == "en" else "en"
     out = [f"# {v['title']}", ""]
@@ -30,14 +30,16 @@ def entry_markdown(e: Entry, lang: str) -> str:
     out.append("")
     out.append(f"| {L['fix_rate']} | {L['confidence']} | {L['evidence']} | {L['first_seen']} |")
     out.append("|---|---|---|---|")
-    out.append(f"| {pct(v['fix_rate'])} | {pct(v['confidence'])} | {v['evidence_count']} | {v['first_seen']} |")
+    out.append(f"| {rate_text(v['fix_rate_evidence'], lang)} | {pct(v['confidence'])} | {v['evidence_count']} "
+               f"| {v['first_seen']} |")
     out += ["", f"## {L['error']}", "", _fence(v["error_text"]), "", f"## {L['signatures']}", ""]
     for s in v["signatures"]:
         note = f" ({s['versions']})" if s["versions"] else ""
         out.append(f"- `{s['name']}`{note}: `{s['pattern']}`")
     out += ["", f"## {L['root_cause']}", "", v["root_cause"], "", f"## {L['workarounds']}", ""]
     for i, w in enumerate(v["workarounds"], 1):
-        out.append(f"{i}. **{pct(w['success_rate'])} {L['success']}** — {w['action']}")
+        out.append(f"{i}. **{pct(w['success_rate'])} {L['success']}** ({rate_note(w['success_rate_evidence'], lang)}) "
+                   f"— {w['action']} `#{w['index']}`")
         if w["condition"]:
             out.append(f"   - {L['when']}: {w['condition']}")
         if w["tradeoff"]:
@@ -48,7 +50,8 @@ def entry_markdown(e: Entry, lang: str) -> str:
             out += ["", "   " + _fence(w["command"]).replace("\n", "\n   "), ""]
     out += ["", f"## {L['dead_ends']}", "", L["dead_ends_intro"], ""]
     for i, d in enumerate(v["dead_ends"], 1):
-        out.append(f"{i}. **{pct(d['fail_rate'])} {L['fail']}** — {d['action']}")
+        out.append(f"{i}. **{pct(d['fail_rate'])} {L['fail']}** ({rate_note(d['fail_rate_evidence'], lang)}) "
+                   f"— {d['action']} `#{d['index']}`")
         out.append(f"   - {L['why']}: {d['why_fails']}")
         if d["command"]:
             out += ["", "   " + _fence(d["command"]).replace("\n", "\n   "), ""]

@@ -5,17 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 from app.entry import DeadEnd, Entry, Guide, Text, Workaround
+from app.rates import Rate, posterior
+from app.render.evidence import dead_end_id, dead_end_rate, fix_rate, workaround_id, workaround_rate
 
 
 def _t(text: Text | None, lang: str) -> str | None:
     return text.get(lang) if text is not None else None
 
 
-def workaround_view(w: Workaround, lang: str, applies: bool | None = None) -> dict[str, Any]:
+def workaround_view(w: Workaround, lang: str, applies: bool | None = None, rate: Rate | None = None) -> dict[str, Any]:
+    r = rate or posterior(w.success_rate)  # without reports: the curated estimate, labelled as such
     return {
+        "id": workaround_id(w),
         "action": w.action.get(lang),
         "command": w.command,
-        "success_rate": w.success_rate,
+        "success_rate": round(r.mean, 3),
+        "success_rate_evidence": r.as_dict(lang),
         "condition": _t(w.condition, lang),
         "tradeoff": _t(w.tradeoff, lang),
         "applies_to": w.applies_to,
@@ -24,17 +29,30 @@ def workaround_view(w: Workaround, lang: str, applies: bool | None = None) -> di
     }
 
 
-def dead_end_view(d: DeadEnd, lang: str) -> dict[str, Any]:
+def dead_end_view(d: DeadEnd, lang: str, rate: Rate | None = None) -> dict[str, Any]:
+    r = rate or posterior(d.fail_rate)
     return {
+        "id": dead_end_id(d),
         "action": d.action.get(lang),
         "command": d.command,
         "why_fails": d.why_fails.get(lang),
-        "fail_rate": d.fail_rate,
+        "fail_rate": round(r.mean, 3),
+        "fail_rate_evidence": r.as_dict(lang),
         "sources": d.sources,
     }
 
 
-def entry_view(e: Entry, lang: str) -> dict[str, Any]:
+def _ranked(e: Entry, lang: str, counts) -> tuple[list[dict], list[dict]]:
+    """Workarounds by posterior success rate, dead ends by posterior fail rate; each with its 1-based index."""
+    was = [dict(workaround_view(w, lang, rate=workaround_rate(e, w, counts)), index=i) for i, w in enumerate(e.workarounds, 1)]
+    des = [dict(dead_end_view(d, lang, rate=dead_end_rate(e, d, counts)), index=i) for i, d in enumerate(e.dead_ends, 1)]
+    return sorted(was, key=lambda v: -v["success_rate"]), sorted(des, key=lambda v: -v["fail_rate"])
+
+
+def entry_view(e: Entry, lang: str, counts=None) -> dict[str, Any]:
+    """``counts``: the entry's outcome reports (app.store.written.Counts); None shows the curated estimates."""
+    workarounds, dead_ends = _ranked(e, lang, counts)
+    fix = fix_rate(e, counts)
     return {
         "id": e.id,
         "lang": lang,
@@ -53,8 +71,8 @@ def entry_view(e: Entry, lang: str) -> dict[str, Any]:
         ],
         "root_cause": e.root_cause.get(lang),
         "docs": [d.model_dump() for d in e.docs],
-        "workarounds": [workaround_view(w, lang) for w in e.ranked_workarounds()],
-        "dead_ends": [dead_end_view(d, lang) for d in e.ranked_dead_ends()],
+        "workarounds": workarounds,
+        "dead_ends": dead_ends,
         "versions": [
             {
                 "package": v.package,
@@ -66,9 +84,11 @@ def entry_view(e: Entry, lang: str) -> dict[str, Any]:
             }
             for v in e.versions
         ],
-        "fix_rate": e.fix_rate,
+        "fix_rate": round(fix.mean, 3),
+        "fix_rate_evidence": fix.as_dict(lang),
         "confidence": e.confidence,
-        "evidence_count": e.evidence_count,
+        "evidence_count": e.evidence_count,  # reproduced logs, as curated
+        "reproduced_logs": e.evidence_count,
         "first_seen": e.first_seen.isoformat(),
         "provenance": {
             "source": e.provenance.source,

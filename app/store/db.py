@@ -1,25 +1,72 @@
-"""Engines for SQLite files and schema migration (Alembic, run in-process)."""
+"""Database engines (an SQLite file or a PostgreSQL URL) and schema migration (Alembic, in-process).
+
+A *target* is what `--db`, ``FAULTLINE_DB`` or ``DATABASE_URL`` name: a path to an SQLite file
+(the embedded default) or a SQLAlchemy URL such as ``postgresql+psycopg://user@host:5432/db``.
+"""
 from __future__ import annotations
 
+import os
+import sqlite3
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 from sqlmodel import create_engine
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
-def engine_for(db_path: str | Path) -> Engine:
-    eng = create_engine(f"sqlite:///{Path(db_path)}", connect_args={"check_same_thread": False, "timeout": 30})
+def is_url(target: str | Path) -> bool:
+    return "://" in str(target)
+
+
+def sqlite_path(target: str | Path) -> Path | None:
+    """The file behind an SQLite target; None for a server database."""
+    if not is_url(target):
+        return Path(target)
+    url = make_url(str(target))
+    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        return Path(url.database)
+    return None
+
+
+def display(target: str | Path) -> str:
+    """The target without a password, for messages."""
+    return make_url(str(target)).render_as_string(hide_password=True) if is_url(target) else str(target)
+
+
+def _writable(path: Path) -> bool:
+    if path.exists():
+        return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+    return os.access(path.parent if str(path.parent) else Path("."), os.W_OK)
+
+
+def engine_for(target: str | Path, readonly: bool = False) -> Engine:
+    """An engine for an SQLite file or a database URL.
+
+    SQLite files are opened in WAL mode when they can be written; a read-only file (or
+    ``readonly=True``) is opened with ``mode=ro`` and no journal change, so a read-only
+    volume can be served.
+    """
+    path = sqlite_path(target)
+    if path is None:
+        return create_engine(str(target), pool_pre_ping=True, pool_size=5, max_overflow=5)
+    ro = readonly or (path.exists() and not _writable(path))
+    if ro:
+        uri = f"file:{path.resolve()}?mode=ro"
+        eng = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False,
+                                                                        timeout=30))
+    else:
+        eng = create_engine(f"sqlite:///{path}", connect_args={"check_same_thread": False, "timeout": 30})
 
     @event.listens_for(eng, "connect")
     def _pragmas(dbapi_conn, _record):  # pragma: no cover - trivial
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA foreign_keys=ON")
-        cur.execute("PRAGMA journal_mode=WAL")
+        if not ro:
+            cur.execute("PRAGMA journal_mode=WAL")
         cur.close()
 
     return eng

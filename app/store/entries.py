@@ -1,94 +1,120 @@
-"""Entries read from SQLite on demand, with a bounded cache (the service's view of the KB)."""
+"""The entries of one load generation, held in memory: the service's view of the KB.
+
+A snapshot reads every row once, in one read transaction, and never goes back to the
+database: later writes (a reload, a tampered row, a deleted file) cannot change or break it.
+Documents are kept zlib-compressed and parsed on demand into a bounded cache; lists,
+search and facets run on small summaries, so they cost what the page costs, not the KB.
+"""
 from __future__ import annotations
 
-import sqlite3
+import json
 import threading
-from collections import OrderedDict
+import zlib
+from collections import Counter, OrderedDict
 from collections.abc import Iterator, Mapping
-from pathlib import Path
+from dataclasses import dataclass
 
 from app.entry import Entry
 
 CACHE_SIZE = 2048
 
 
-class EntryStore(Mapping):
-    """id -> Entry, backed by the `entry` table; ids and documents are read once at start."""
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """What a list row, a search and the facets need of an entry."""
 
-    def __init__(self, db_path: str | Path):
-        self._con = sqlite3.connect(f"file:{Path(db_path)}?mode=ro", uri=True, check_same_thread=False)
+    id: str
+    domain: str
+    category: str
+    role: str
+    code: str | None
+    title_en: str
+    title_zh: str
+    tags: tuple[str, ...]
+    fix_rate: float
+    search_text: str  # lowercased en + zh text (see store/load.py)
+    title_key: str  # lowercased titles and id: search hits here rank first
+
+    @classmethod
+    def from_document(cls, doc: dict, search_text: str) -> "Summary":
+        title = doc.get("title") or {}
+        eid = doc["id"]
+        return cls(eid, eid.split("/", 1)[0], doc.get("category", ""), doc.get("role", "cause"), doc.get("code"),
+                   title.get("en", ""), title.get("zh", ""), tuple(doc.get("tags") or ()),
+                   float(doc.get("fix_rate", 0.0)), search_text,
+                   f"{title.get('en', '')} {title.get('zh', '')} {eid}".lower())
+
+    def title(self, lang: str) -> str:
+        return self.title_zh if lang == "zh" else self.title_en
+
+
+class EntryStore(Mapping):
+    """id -> Entry for one generation (a read-only mapping), plus summaries, search and facets."""
+
+    def __init__(self) -> None:
+        self._docs: dict[str, bytes] = {}
+        self._summaries: dict[str, Summary] = {}
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, Entry] = OrderedDict()
-        with self._lock:
-            self._ids = [r[0] for r in self._con.execute("select id from entry order by id")]
-        self._idset = set(self._ids)
+        self._facets: tuple[list[tuple[str, int]], list[tuple[str, int]]] | None = None
 
-    def documents(self) -> Iterator[tuple[str, str]]:
-        """(id, JSON document) for every entry, streamed."""
-        cur = self._con.cursor()
-        try:
-            for row in cur.execute("select id, document from entry order by id"):
-                yield row[0], row[1]
-        finally:
-            cur.close()
+    def add(self, doc_json: str, doc: dict, search_text: str) -> None:
+        """Add one stored entry (its JSON text and the same document parsed), while building."""
+        self._docs[doc["id"]] = zlib.compress(doc_json.encode("utf-8"), 6)
+        self._summaries[doc["id"]] = Summary.from_document(doc, search_text)
 
-    def generation(self) -> str | None:
-        """The database's current load generation (bumped by every successful `faultline load`)."""
-        try:
-            with self._lock:
-                row = self._con.execute("select value from kb_meta where key = 'generation'").fetchone()
-        except sqlite3.Error:
-            return None
-        return row[0] if row else None
+    # -- lists and search ----------------------------------------------------------
+    def summary(self, entry_id: str) -> Summary:
+        return self._summaries[entry_id]
 
     def search(self, q: str | None, tag: str | None, domain: str | None) -> list[str]:
-        """Ids matching every word of ``q`` (title, message, tags, root cause, en and zh), a tag and a domain."""
-        sql = "select e.id, lower(e.title_en || ' ' || e.title_zh || ' ' || e.id) from entry e"
-        where, args = [], []
-        if tag:
-            where.append("exists (select 1 from entry_tag t where t.entry_id = e.id and t.tag = ?)")
-            args.append(tag)
-        if domain:
-            where.append("e.domain = ?")
-            args.append(domain)
+        """Ids matching every word of ``q`` (title, message, tags, root cause, en and zh), a tag and a domain;
+        entries whose title holds more of the words come first, then by id."""
         words = [w for w in (q or "").lower().split() if w][:20]
-        for w in words:
-            where.append("instr(e.search_text, ?) > 0")
-            args.append(w)
-        if where:
-            sql += " where " + " and ".join(where)
-        with self._lock:
-            rows = self._con.execute(sql, args).fetchall()
-        # entries whose title holds more of the words come first, then by id
-        rows.sort(key=lambda r: (-sum(w in r[1] for w in words), r[0]))
-        return [r[0] for r in rows]
+        hits = []
+        for s in self._summaries.values():
+            if domain and s.domain != domain:
+                continue
+            if tag and tag not in s.tags:
+                continue
+            if words and not all(w in s.search_text for w in words):
+                continue
+            hits.append((-sum(w in s.title_key for w in words) if words else 0, s.id))
+        hits.sort()
+        return [eid for _, eid in hits]
 
+    def facets(self) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+        """(domains, tags) with their entry counts, by name (computed once per generation)."""
+        if self._facets is None:
+            domains = Counter(s.domain for s in self._summaries.values())
+            tags = Counter(t for s in self._summaries.values() for t in set(s.tags))
+            self._facets = (sorted(domains.items()), sorted(tags.items()))
+        return self._facets
+
+    # -- the mapping -------------------------------------------------------------------
     def __getitem__(self, key: str) -> Entry:
-        if key not in self._idset:
-            raise KeyError(key)
         with self._lock:
             hit = self._cache.get(key)
             if hit is not None:
                 self._cache.move_to_end(key)
                 return hit
-            row = self._con.execute("select document from entry where id = ?", (key,)).fetchone()
-        if row is None:
-            raise KeyError(key)
-        entry = Entry.model_validate_json(row[0])
+        blob = self._docs[key]  # KeyError for an unknown id, as a Mapping should
+        entry = Entry.model_validate_json(zlib.decompress(blob))
         with self._lock:
             self._cache[key] = entry
             if len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
         return entry
 
+    def document(self, key: str) -> dict:
+        """The stored JSON document of one entry, parsed (no validation)."""
+        return json.loads(zlib.decompress(self._docs[key]))
+
     def __contains__(self, key: object) -> bool:
-        return key in self._idset
+        return key in self._docs
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._ids)
+        return iter(sorted(self._docs))
 
     def __len__(self) -> int:
-        return len(self._ids)
-
-    def close(self) -> None:
-        self._con.close()
+        return len(self._docs)

@@ -9,8 +9,8 @@ from sqlmodel import Session, select
 
 from app.entry import Entry, Guide
 from app.kbfiles import KBError, Problem, load_kb
-from app.matching.index import MatchIndex, SignatureError
-from app.store.db import engine_for, migrate
+from app.matching.index import MIN_SPECIFICITY, MatchIndex, SignatureError
+from app.store.db import engine_for, migrate, sqlite_path
 from app.store.tables import EntryRow, EntryTagRow, GuideRow, MetaRow, SignatureRow
 
 
@@ -55,24 +55,56 @@ def write_entries(db_path: str | Path, entries: list[Entry], guides: list[Guide]
         engine.dispose()
 
 
-def load_into_db(kb_root: str | Path, db_path: str | Path) -> tuple[int, int]:
+SHRINK_LIMIT = 0.5  # a load that would drop more than half of the served entries needs force=True
+
+
+def load_into_db(kb_root: str | Path, db_path: str | Path, force: bool = False) -> tuple[int, int]:
     """Validate kb/ completely, then replace the database content in one transaction.
 
-    Nothing is written unless every file is valid and every signature compiles.
+    Nothing is written unless every file is valid, every signature compiles and is specific
+    enough, and the KB is not empty; a KB that would shrink the served one by more than half
+    is refused unless ``force``.
     """
     kb = load_kb(kb_root)
+    if not kb.entries:
+        raise KBError([Problem(str(kb_root), "entries", "no entries found under entries/: wrong --kb or FAULTLINE_KB?")])
     try:
-        MatchIndex.build(kb.entries)
+        index = MatchIndex.build(kb.entries)
     except SignatureError as exc:
         raise KBError([Problem(kb.files.get(str(exc).split(" ", 1)[0], "kb"), "signatures", str(exc))]) from exc
+    weak = [Problem(kb.files[eid], f"signatures.{name}", f"too generic: only {spec} required letters/digits "
+                    f"(at least {MIN_SPECIFICITY})")
+            for eid, name, spec in ((g.entry_id, g.name, g.specificity) for g in index.signatures)
+            if spec < MIN_SPECIFICITY]
+    if weak:
+        raise KBError(weak)
+    served = served_entries(db_path)
+    if not force and served and len(kb.entries) < served * SHRINK_LIMIT:
+        raise KBError([Problem(str(kb_root), "entries", f"{len(kb.entries)} entries would replace the {served} served "
+                               "ones (more than half gone); pass --force if that is intended")])
     write_entries(db_path, kb.entries, kb.guides, kb.files)
     return len(kb.entries), len(kb.guides)
 
 
-def db_ready(db_path: str | Path) -> bool:
-    if not Path(db_path).is_file():
-        return False
+def served_entries(db_path: str | Path) -> int:
+    """How many entries the database holds now (0 when it has none or does not exist)."""
+    if not db_ready(db_path):
+        return 0
     engine = engine_for(db_path)
+    try:
+        with Session(engine) as s:
+            row = s.get(MetaRow, "entries")
+            return int(row.value) if row and row.value.isdigit() else 0
+    finally:
+        engine.dispose()
+
+
+def db_ready(db_path: str | Path) -> bool:
+    """True when the database (an SQLite file or a URL) holds a loaded knowledge base."""
+    path = sqlite_path(db_path)
+    if path is not None and not path.is_file():
+        return False
+    engine = engine_for(db_path, readonly=True) if path is not None else engine_for(db_path)
     try:
         return inspect(engine).has_table("entry")
     finally:

@@ -31,7 +31,9 @@ from app.i18n.translations import (
     gettext_for,
     translations,
 )
+from app.render.evidence import fix_fields
 from app.render.view import entry_view, guide_view
+from app.store.written import store_for_app
 from app.service import Snapshot
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -204,45 +206,11 @@ def kb_counts(snap: Snapshot) -> dict[str, int]:
     return {"entries": len(snap.entries), "guides": len(snap.guides)}
 
 
-# Reasons the matcher gives (English, from app/matching/rank.py), shown in the page's language.
-_WHY = [
-    (re.compile(r"^signature '(?P<sig>[^']+)' matched line (?P<line>\d+) \(rank (?P<rank>\d+)\)$"),
-     lambda _, m: _("signature %(sig)s matched line %(line)s (rank %(rank)s)", **m.groupdict())),
-    (re.compile(r"^signature '(?P<sig>[^']+)' matched line (?P<line>\d+)$"),
-     lambda _, m: _("signature %(sig)s matched line %(line)s", **m.groupdict())),
-    (re.compile(r"^it explains the first failure in the log \(the root cause\)$"),
-     lambda _, m: _("it explains the first failure in the log (the root cause)")),
-    (re.compile(r"^it is the first failure seen in the log; no earlier cause was found$"),
-     lambda _, m: _("it is the first failure seen in the log; no earlier cause was found")),
-    (re.compile(r"^this error is usually a consequence of a failure elsewhere \(another rank or process\)$"),
-     lambda _, m: _("this error is usually a consequence of a failure elsewhere (another rank or process)")),
-    (re.compile(r"^this only reports that another process failed; the entries above say why$"),
-     lambda _, m: _("this only reports that another process failed; the entries above say why")),
-    (re.compile(r"^the environment's versions fall outside this entry's affected range: (?P<reasons>.*)$", re.S),
-     lambda _, m: _("your versions fall outside this entry's affected range: %(reasons)s", **m.groupdict())),
-    (re.compile(r"^the environment's versions are in this entry's affected range$"),
-     lambda _, m: _("your versions are in this entry's affected range")),
-    (re.compile(r"^weak signature match$"), lambda _, m: _("weak signature match")),
-    (re.compile(r"^ranks timed out in different collectives \(see findings\)$"),
-     lambda _, m: _("ranks timed out in different collectives (see findings)")),
-    (re.compile(r"^similar words, no signature matched$"), lambda _, m: _("similar words, no signature matched")),
-]
-
-
-def translate_why(reason: str, lang: str) -> str:
-    _ = gettext_for(lang)
-    for rx, fmt in _WHY:
-        m = rx.match(reason)
-        if m:
-            return fmt(_, m)
-    return reason
-
-
 # ----------------------------------------------------------------------------- pages
 
 
-def entry_page(request: Request, snap: Snapshot, entry: Entry, lang: str) -> HTMLResponse:
-    v = entry_view(entry, lang)
+def entry_page(request: Request, snap: Snapshot, entry: Entry, lang: str, counts=None) -> HTMLResponse:
+    v = entry_view(entry, lang, counts)
     return render(
         request, lang, "entry.html",
         e=v,
@@ -252,13 +220,6 @@ def entry_page(request: Request, snap: Snapshot, entry: Entry, lang: str) -> HTM
         md_url=f"/errors/{entry.id}.md?lang={lang}",
         other_url=f"/errors/{entry.id}?lang={other_lang(lang)}",
     )
-
-
-def _facets(values: Iterable[str]) -> list[tuple[str, int]]:
-    counts: dict[str, int] = {}
-    for v in values:
-        counts[v] = counts.get(v, 0) + 1
-    return sorted(counts.items())
 
 
 def _page_numbers(page: int, pages: int, around: int = 2) -> list[int | None]:
@@ -274,14 +235,14 @@ def _page_numbers(page: int, pages: int, around: int = 2) -> list[int | None]:
     return out
 
 
-def browse_page(request: Request, snap: Snapshot, lang: str, items: list[Entry], q: str | None = None,
+def browse_page(request: Request, snap: Snapshot, lang: str, ids: list[str], q: str | None = None,
                 tag: str | None = None, domain: str | None = None, page: int = 1,
                 per_page: int = DEFAULT_PER_PAGE) -> HTMLResponse:
-    total = len(items)
+    total = len(ids)
     pages = max(1, math.ceil(total / per_page))
     start = (page - 1) * per_page
-    shown = items[start:start + per_page]
-    all_entries = list(snap.entries.values())
+    shown = [snap.entries.summary(i) for i in ids[start:start + per_page]]
+    domain_facets, tag_facets = snap.entries.facets()
     pp = per_page if per_page != DEFAULT_PER_PAGE else None
     common = {"q": q or None, "tag": tag or None, "domain": domain or None, "per_page": pp}
 
@@ -293,14 +254,14 @@ def browse_page(request: Request, snap: Snapshot, lang: str, items: list[Entry],
     return render(
         request, lang, "browse.html",
         items=[
-            {"id": e.id, "title": e.title.get(lang), "domain": e.domain, "category": e.category,
-             "tags": e.tags, "fix_rate": e.fix_rate, "role": e.role, "code": e.code}
-            for e in shown
+            {"id": e.id, "title": e.title(lang), "domain": e.domain, "category": e.category,
+             "tags": list(e.tags), **fix_fields(e.fix_rate, rep.get(e.id), lang), "role": e.role, "code": e.code}
+            for rep in [store_for_app(request.app).counts([x.id for x in shown])] for e in shown
         ],
         total=total, page=page, pages=pages, per_page=per_page, first=start + 1, last=start + len(shown),
         q=q or "", tag=tag or "", domain=domain or "",
-        domains=_facets(e.domain for e in all_entries),
-        tags=_facets(t for e in all_entries for t in set(e.tags)),
+        domains=domain_facets,
+        tags=tag_facets,
         page_numbers=[(n, page_url(n) if n else None) for n in _page_numbers(min(page, pages), pages)],
         prev_url=page_url(page - 1) if 1 < page <= pages + 1 else None,
         next_url=page_url(page + 1) if page < pages else None,
@@ -341,12 +302,9 @@ def home_page(request: Request, snap: Snapshot, lang: str, text: str = "", envir
 
 def results_page(request: Request, snap: Snapshot, lang: str, result: dict[str, Any], text: str,
                  environment_text: str = "") -> HTMLResponse:
-    matches = []
-    for m in result["matches"]:
-        m = dict(m)
-        m["why"] = [translate_why(w, lang) for w in m["why"]]
-        matches.append(m)
-    related = [dict(r, why=translate_why(r.get("why", ""), lang)) for r in result.get("related", [])]
+    # the result was rendered in ``lang`` (app/render/match.py): each reason carries its text
+    matches = [dict(m, why=[w["text"] for w in m["why"]]) for m in result["matches"]]
+    related = result.get("related", [])
     return render(request, lang, "results.html", here="/", result=result, matches=matches, related=related,
                   text=text, environment_text=environment_text, counts=kb_counts(snap))
 

@@ -23,7 +23,7 @@ from app.api.match import read_body
 from app.api.problems import ApiError
 from app.i18n.negotiate import SUPPORTED, UnsupportedLanguage, explicit, negotiate
 from app.i18n.translations import NATIVE_NAME, gettext_for
-from app.matching.rank import match_text
+from app.render.match import match_text
 from app.web.pages import STATIC, error_page, home_page, is_local_path, results_page, strip_lang
 
 MAX_MATCHES = 10
@@ -102,6 +102,8 @@ async def results(request: Request) -> Response:
                          error=_("The log is empty. Paste a traceback or log (or choose a log file), then submit."))
     result = await run_in_threadpool(match_text, snap.index, text, env_text if env_text.strip() else None,
                                      MAX_MATCHES, lang)
+    from app.api import inbox, outcomes  # rates from outcome reports; the inbox of unknown errors (issue 11)
+    result = await outcomes.with_evidence(request, result, lang); await inbox.note_unknown(request, result, text)
     return results_page(request, snap, lang, result, text=text, environment_text=env_text)
 
 

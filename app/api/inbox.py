@@ -1,0 +1,42 @@
+"""GET /inbox: unknown errors people pasted, grouped (curate token); and the /match hook that fills it."""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+
+from app.api.outcomes import Refused, bearer
+from app.inbox import enabled, group_of, group_view
+from app.store.written import store_for_app
+
+router = APIRouter(tags=["inbox"])
+log = logging.getLogger("faultline")
+
+
+@router.get("/inbox", summary="Unknown errors people pasted, grouped, most frequent first; needs a 'curate' token")
+async def inbox(request: Request, limit: int = Query(100, ge=1, le=1000)):
+    try:
+        await run_in_threadpool(bearer, request, "curate")
+    except Refused as r:
+        return r.response
+    rows = await run_in_threadpool(store_for_app(request.app).inbox, limit)
+    return JSONResponse({"enabled": enabled(), "groups": [group_view(r) for r in rows]})
+
+
+async def note_unknown(request: Request, result: dict[str, Any], text: str) -> None:
+    """With FAULTLINE_INBOX=1, count a paste nothing matched in the inbox (scrubbed first).
+
+    The inbox is a side channel: a failure here is logged and never fails the /match request.
+    """
+    if not enabled() or result.get("matches"):
+        return
+    group = group_of(result, text)
+    if group is None:
+        return
+    try:
+        await run_in_threadpool(store_for_app(request.app).record_unknown, *group)
+    except Exception:  # noqa: BLE001 - the answer to the user matters more than the inbox
+        log.exception("could not record an unknown error in the inbox")

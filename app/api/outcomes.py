@@ -1,0 +1,158 @@
+"""POST /errors/{id}/outcomes: what happened when someone tried a fix (token required)."""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+from pydantic import ValidationError
+from sqlalchemy.exc import OperationalError
+
+from app.api.deps import snapshot
+from app.api.problems import problem
+from app.render.evidence import dead_end_rate, find_target, fix_rate, workaround_rate
+from app.schemas.outcomes import OutcomeIn, OutcomeOut
+from app.store.written import RateLimited, ReportRow, TokenRow, iso, store_for_app
+
+router = APIRouter(tags=["outcomes"])
+BODY_LIMIT = 128 * 1024
+
+
+def reports_per_minute() -> int:
+    """Reports a token may send per minute (FAULTLINE_REPORTS_PER_MINUTE, default 30)."""
+    raw = os.environ.get("FAULTLINE_REPORTS_PER_MINUTE", "30")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else 30
+
+
+class Refused(Exception):
+    """A finished error response (with its headers), raised out of a helper."""
+
+    def __init__(self, response: JSONResponse):
+        self.response = response
+
+
+def bearer(request: Request, scope: str) -> TokenRow:
+    """The token of the request, which must carry ``scope``; Refused (401 / 403) otherwise."""
+    auth = request.headers.get("authorization", "")
+    kind, _, token = auth.partition(" ")
+    challenge = {"WWW-Authenticate": f'Bearer scope="{scope}"'}
+    if not auth:
+        raise Refused(JSONResponse(_body(401, "unauthorized", "missing token: send 'Authorization: Bearer <token>' "
+                                         f"with a '{scope}' token (`faultline token create --scope {scope}`)"),
+                                   status_code=401, headers=challenge))
+    if kind.lower() != "bearer" or not token.strip():
+        raise Refused(JSONResponse(_body(401, "unauthorized", "the Authorization header must be 'Bearer <token>'"),
+                                   status_code=401, headers=challenge))
+    row = store_for_app(request.app).authenticate(token.strip())
+    if row is None:
+        raise Refused(JSONResponse(_body(401, "invalid_token", "the token is unknown or revoked"),
+                                   status_code=401, headers={"WWW-Authenticate": 'Bearer error="invalid_token"'}))
+    if row.scope != scope:
+        raise Refused(JSONResponse(_body(403, "insufficient_scope",
+                                         f"this token has scope '{row.scope}'; this needs scope '{scope}'"),
+                                   status_code=403, headers={"WWW-Authenticate": 'Bearer error="insufficient_scope"'}))
+    return row
+
+
+def _body(status: int, code: str, message: str, **extra) -> dict[str, Any]:
+    return {"error": {"status": status, "code": code, "message": message, **extra}}
+
+
+def _parse(raw: bytes) -> OutcomeIn:
+    try:
+        data = json.loads(raw.decode("utf-8", errors="replace"))
+    except json.JSONDecodeError as exc:
+        raise Refused(problem(422, "invalid_json", f"the body is not valid JSON: {exc.msg} at line {exc.lineno} "
+                                                   f"column {exc.colno}"))
+    if not isinstance(data, dict):
+        raise Refused(problem(422, "invalid_request", 'the JSON body must be an object like {"workaround": 1, "worked": true}'))
+    try:
+        return OutcomeIn.model_validate(data)
+    except ValidationError as exc:
+        details = [{"loc": list(e.get("loc", ())), "msg": e.get("msg")} for e in exc.errors()]
+        msg = "; ".join(f"{'.'.join(map(str, d['loc'])) or 'body'}: {d['msg']}" for d in details)
+        raise Refused(problem(422, "invalid_request", msg, details=details))
+
+
+async def _read(request: Request) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > BODY_LIMIT:
+        raise Refused(problem(413, "payload_too_large", f"the body is {declared} bytes; the limit is {BODY_LIMIT} bytes"))
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > BODY_LIMIT:
+            raise Refused(problem(413, "payload_too_large", f"the body is larger than {BODY_LIMIT} bytes"))
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def report_view(row: ReportRow, entry, lang: str, repeat: bool, counts) -> dict[str, Any]:
+    kind = row.target_kind
+    items = entry.workarounds if kind == "workaround" else entry.dead_ends
+    target = items[row.target_index - 1] if 1 <= row.target_index <= len(items) else None
+    if kind == "workaround":
+        rate = workaround_rate(entry, target, counts) if target is not None else None
+    else:
+        rate = dead_end_rate(entry, target, counts) if target is not None else None
+    out = OutcomeOut(
+        id=row.id, entry=row.entry_id, target_id=row.target_key, worked=row.worked,
+        environment=json.loads(row.environment) if row.environment else None, note=row.note,
+        created=iso(row.created), repeat=repeat,
+        rate=rate.as_dict(lang) if rate else None, fix_rate=fix_rate(entry, counts).as_dict(lang),
+        **{kind: row.target_index},
+    )
+    return out.model_dump(exclude_none=True)
+
+
+@router.post("/errors/{entry_id:path}/outcomes", status_code=201, response_model=OutcomeOut,
+             summary="Report whether a workaround (or dead end) worked; needs a 'report' token",
+             openapi_extra={"requestBody": {"required": True, "content": {
+                 "application/json": {"schema": OutcomeIn.model_json_schema()}}}})
+async def post_outcome(entry_id: str, request: Request):
+    try:
+        token = await run_in_threadpool(bearer, request, "report")
+        body = _parse(await _read(request))
+        entry = snapshot(request).entries.get(entry_id)
+        if entry is None:
+            return problem(404, "not_found", f"no entry with id {entry_id!r}; see GET /errors for the list")
+        kind = "workaround" if body.workaround is not None else "dead_end"
+        ref = body.workaround if kind == "workaround" else body.dead_end
+        found = find_target(entry, kind, ref)
+        if found is None:
+            n = len(entry.workarounds if kind == "workaround" else entry.dead_ends)
+            what = "workaround" if kind == "workaround" else "dead end"
+            return problem(404, "not_found", f"{entry_id} has no {what} {ref!r}: give a 1-based index from 1 to {n} "
+                                             f"or an id as shown in GET /errors/{entry_id}")
+        index, key = found
+        store = store_for_app(request.app)
+        try:
+            row, created = await run_in_threadpool(
+                store.add_report, token.id, entry.id, kind, key, index, body.worked, body.environment, body.note,
+                reports_per_minute())
+        except RateLimited as exc:
+            return JSONResponse(_body(429, "rate_limited", f"more than {reports_per_minute()} reports a minute from "
+                                      f"this token; retry after {exc.retry_after} s", retry_after=exc.retry_after),
+                                status_code=429, headers={"Retry-After": str(exc.retry_after)})
+        counts = await run_in_threadpool(store.counts_for, entry.id)
+        lang = "zh" if request.query_params.get("lang") == "zh" else "en"
+        return JSONResponse(report_view(row, entry, lang, not created, counts), status_code=201 if created else 200,
+                            headers={"Location": f"/errors/{entry.id}"})
+    except Refused as r:
+        return r.response
+    except OperationalError:
+        return JSONResponse(_body(503, "database_unavailable", "the database is busy or unavailable; "
+                                  "the report was NOT stored, send it again"), status_code=503,
+                            headers={"Retry-After": "5"})
+
+
+async def with_evidence(request: Request, result: dict[str, Any], lang: str) -> dict[str, Any]:
+    """A /match result with every rate updated by the outcome reports (labelled estimated or from N reports)."""
+    from app.render.evidence import annotate_match
+
+    ids = [m["id"] for m in result.get("matches", [])]
+    counts = await run_in_threadpool(store_for_app(request.app).counts, ids) if ids else {}
+    return annotate_match(result, snapshot(request).entries.get, counts, lang)

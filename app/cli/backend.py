@@ -1,0 +1,44 @@
+"""Where the CLI matches a log: the local database, or a Faultline service (``--server URL``)."""
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from app.settings import default_db
+
+
+def add_server(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--server", default=os.environ.get("FAULTLINE_SERVER") or None, metavar="URL",
+                   help="match on a running Faultline service, e.g. http://127.0.0.1:8000 "
+                        "(default: $FAULTLINE_SERVER, else the local database)")
+
+
+class BackendError(Exception):
+    """The log could not be matched (service unreachable, an error answer, no database)."""
+
+
+def match_log(text: str, *, server: str | None, db: str | None, kb: str, environment: Any = None,
+              limit: int = 5, lang: str = "en") -> dict[str, Any]:
+    """The /match result as JSON (a dict), from the service or the local database."""
+    if server:
+        from app.client import Client, FaultlineError
+
+        try:
+            with Client(server, timeout=60) as c:
+                return c.match_json(text, environment=environment, limit=limit, lang=lang)
+        except FaultlineError as exc:
+            raise BackendError(f"{server} answered {exc.status} {exc.code}: {exc.message}") from None
+    from app.render.match import match_text
+    from app.store.load import index_from_db
+
+    try:
+        index = index_from_db(db or default_db(), kb)
+    except Exception as exc:  # noqa: BLE001 - a broken or unreadable database is reported, not raised
+        raise BackendError(f"cannot read the knowledge base from {db or default_db()}: {exc}") from None
+    return match_text(index, text, environment=environment, limit=limit, lang=lang)
+
+
+def entry_link(url: str, server: str | None) -> str:
+    """An absolute link when a service is known, else the path on one."""
+    return server.rstrip("/") + url if server else url

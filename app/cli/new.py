@@ -1,0 +1,40 @@
+"""`faultline new DOMAIN/SLUG`: start an entry from a scaffold in both languages (see app/scaffold.py)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def register(sub) -> None:
+    p = sub.add_parser("new", help="write the scaffold of a new entry (kb/entries/DOMAIN/SLUG.yaml)")
+    p.add_argument("id", help="the new entry's id, DOMAIN/SLUG (lowercase), e.g. pytorch/cuda-out-of-memory")
+    p.set_defaults(fn=run)
+
+
+def run(args) -> int:
+    from app.entry import ID_RE
+    from app.scaffold import scaffold
+
+    eid = args.id.strip()
+    if not ID_RE.match(eid):
+        print(f"error: {eid!r} is not an id like 'domain/slug' (lowercase letters, digits, '-', '_', '.')",
+              file=sys.stderr)
+        return 2
+    root = Path(args.kb)
+    if not (root / "entries").is_dir():
+        print(f"error: {root} is not a knowledge base (no entries/ folder)", file=sys.stderr)
+        return 2
+    dest = root / "entries" / f"{eid}.yaml"
+    existing = [p for p in (dest, dest.with_suffix(".yml"), dest.with_suffix(".json")) if p.exists()]
+    if existing:
+        print(f"error: {existing[0]} already exists; not overwriting it", file=sys.stderr)
+        return 2
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with open(dest, "x", encoding="utf-8") as fh:  # "x": never replace a file created meanwhile
+        fh.write(scaffold(eid))
+    ex = root / "examples" / eid
+    ex.mkdir(parents=True, exist_ok=True)
+    print(f"wrote {dest}")
+    print(f"example logs go in {ex}/ (at least 3; NAME.real.log or NAME.composed.log)")
+    print("fill in every TODO(...) value, then run `faultline lint`")
+    return 0

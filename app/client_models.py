@@ -1,0 +1,1 @@
+"""The response models the client returns: the API's own (``app/schemas``)."""

@@ -1,0 +1,103 @@
+"""The matcher's answer, with no language in it: entry ids, numbers, line references and
+reasons as codes with parameters.  Each edge (the API, the pages, the CLI) renders it in its
+reader's language (`app/render/match.py`, `app/i18n/reasons.py`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.matching.index import Hit
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why an entry ranks where it does, as data: ``code`` names the message, ``params`` fill it in."""
+    code: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something the log shows about the run as a whole (e.g. ranks stuck in different collectives)."""
+    kind: str
+    params: dict[str, Any] = field(default_factory=dict)
+    entries: tuple[str, ...] = ()  # entries that explain this finding, most likely first
+
+
+@dataclass
+class EntryMatch:
+    entry_id: str
+    role: str = "cause"
+    hits: list[Hit] = field(default_factory=list)
+    on_root: bool = False
+    applies: bool | None = None
+    env_reasons: list[str] = field(default_factory=list)
+    score: float = 0.0
+    confidence: float = 0.0
+    why: list[Reason] = field(default_factory=list)
+    leads_to: list[str] = field(default_factory=list)  # matched entries this one leads to (from the KB)
+    led_from: list[str] = field(default_factory=list)  # matched entries that lead to this one
+
+    @property
+    def best(self) -> Hit:
+        return max(self.hits, key=lambda h: (h.sig.specificity, h.line.kind == "exception", -h.line.no))
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where an exception was raised: the innermost frame, and whether that is the user's code or a package."""
+    file: str
+    line: int
+    function: str
+    package: str | None  # the distribution under site-/dist-packages, None for the user's own code
+    version: str | None = None  # the package's version, when the environment gives it
+
+
+@dataclass
+class RootCause:
+    line_no: int
+    line: str
+    rank: int | None
+    entry: str | None  # the entry that explains it, None when no entry knows this error
+    is_cause: bool  # False: only symptoms were found; this is the first of them
+    exception: str | None = None  # the exception type, when the line is a Python exception
+    origin: Origin | None = None
+
+
+@dataclass(frozen=True)
+class Related:
+    entry_id: str
+    score: float | None
+    reason: Reason
+
+
+@dataclass(frozen=True)
+class BenignLine:
+    """A line that people mistake for the cause (a known warning); never the root cause."""
+    entry_id: str
+    line_no: int
+    line: str
+    rank: int | None
+
+
+@dataclass
+class LogSummary:
+    lines: int
+    ranks: list[int]
+    exceptions: int
+    truncated: bool
+    failed_ranks: list[dict[str, Any]]
+    dropped: dict[str, int] = field(default_factory=dict)  # what was cut: lines / long-line characters
+    encoding: str | None = None
+
+
+@dataclass
+class MatchResult:
+    config: str  # the RankConfig id that scored this result
+    matches: list[EntryMatch]  # confident matches, best first (benign entries never appear here)
+    related: list[Related]
+    root_cause: RootCause | None
+    findings: list[Finding]
+    environment: dict[str, str]
+    log: LogSummary
+    benign: list[BenignLine] = field(default_factory=list)

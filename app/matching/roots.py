@@ -1,0 +1,144 @@
+"""The root cause of a log: the first failure that is not a consequence of another one.
+
+An incident is an exception (the first of its chain) or a line an entry matched.  Benign lines
+(known warnings people mistake for the cause) are never incidents.  A warning never outranks
+the exception that ended the run unless the KB says the warning leads to it (``leads_to``).
+Among causes, torchrun's "first observed failure" rank is preferred; then the earliest.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import re2
+
+from app.matching.index import Hit
+from app.matching.logparse import Line, ParsedLog, PyException
+from app.matching.result import Origin
+
+# Lines that report a consequence of a failure elsewhere (another rank, the launcher).
+_SYMPTOM = re2.compile(
+    r"(?i)timed out|timeout|communicator was aborted|Connection closed by peer|Connection reset by peer|"
+    r"ChildFailedError|SIGTERM|Signal 15|Broken pipe|watchdog|heartbeat|Socket Timeout|"
+    r"NCCL operations have failed|ncclRemoteError|remote process exiting|ProcessExitedException|"
+    r"Received \d+ death signal|process \d+ terminated with exit code|DistStoreError|failed to recv|"
+    r"KeyboardInterrupt"
+)
+# A warning, not an error: Python warnings, logging's WARNING level, glog's W lines.
+_WARNING = re2.compile(r"(?:^|[^\w])(?:[A-Z]\w*Warning:|WARNING\b)|^\[?W\d{4} |^\[W ")
+_PACKAGE = re2.compile(r"(?:site|dist)-packages[/\\]+([A-Za-z0-9_][A-Za-z0-9_.-]*)")
+
+RoleOf = Callable[[str], str]
+LeadsOf = Callable[[str], Iterable[str]]
+
+
+@dataclass
+class Incident:
+    line: Line
+    cause: bool
+    order: int
+    entries: frozenset[str] = frozenset()
+    warning: bool = False
+
+
+def is_warning(line: Line, exc_type: str | None = None) -> bool:
+    if exc_type is not None:
+        return exc_type.endswith("Warning")
+    return _WARNING.search(line.raw) is not None
+
+
+def _entries_by_line(hits: list[Hit]) -> dict[int, set[str]]:
+    out: dict[int, set[str]] = {}
+    for h in hits:
+        out.setdefault(h.line.no, set()).add(h.sig.entry_id)
+    return out
+
+
+def incidents(parsed: ParsedLog, hits: list[Hit], role_of: RoleOf) -> list[Incident]:
+    by_line = _entries_by_line(hits)
+    out: list[Incident] = []
+    seen: set[int] = set()
+
+    def add(ln: Line, exc_type: str | None) -> None:
+        seen.add(ln.no)
+        eids = by_line.get(ln.no, set())
+        roles = {role_of(e) for e in eids}
+        if roles and roles <= {"benign"}:
+            return  # a known harmless line: never the root cause
+        if "cause" in roles:
+            cause = True
+        elif roles - {"benign"}:  # symptom or wrapper
+            cause = False
+        else:
+            cause = _SYMPTOM.search(ln.text) is None
+        out.append(Incident(ln, cause, ln.no, frozenset(e for e in eids if role_of(e) != "benign"),
+                            is_warning(ln, exc_type)))
+
+    for exc in parsed.exceptions:
+        if exc.chained_from is None:  # the first exception of a chain is the original one
+            add(exc.line, exc.type)
+    for h in hits:
+        if h.line.no not in seen:
+            add(h.line, None)
+    return out
+
+
+def _not_led_to(pool: list[Incident], everything: list[Incident], leads_of: LeadsOf) -> list[Incident]:
+    """Drop incidents that the KB says another incident of the log leads to."""
+    consequences: set[str] = set()
+    for i in everything:
+        for e in i.entries:
+            consequences.update(leads_of(e))
+    kept = [i for i in pool if not (i.entries and i.entries <= consequences)]
+    return kept or pool
+
+
+def _no_warning_over_error(pool: list[Incident], leads_of: LeadsOf) -> list[Incident]:
+    errors = [i for i in pool if not i.warning]
+    if not errors or len(errors) == len(pool):
+        return pool
+    error_entries = {e for i in errors for e in i.entries}
+    # a warning stays only when its entry leads to an error of the log
+    return errors + [i for i in pool if i.warning and any(set(leads_of(e)) & error_entries for e in i.entries)]
+
+
+def choose_root(parsed: ParsedLog, hits: list[Hit], role_of: RoleOf, leads_of: LeadsOf) -> Line | None:
+    found = incidents(parsed, hits, role_of)
+    causes = [i for i in found if i.cause]
+    # with no cause in the log, the first observed failure (a symptom) is still the best lead
+    pool = causes or found
+    if not pool:
+        return None
+    pool = _not_led_to(pool, found, leads_of)
+    pool = _no_warning_over_error(pool, leads_of)
+    first_ranks = [f.rank for f in parsed.failed_ranks if f.first and f.rank is not None]
+    if first_ranks and causes:
+        preferred = [i for i in pool if i.line.rank in first_ranks]
+        if preferred:
+            pool = preferred
+    return min(pool, key=lambda i: (i.line.ets, i.order)).line
+
+
+def is_cause(line: Line, hits: list[Hit], role_of: RoleOf) -> bool:
+    roles = {role_of(h.sig.entry_id) for h in hits if h.line.no == line.no} - {"benign"}
+    return "cause" in roles if roles else _SYMPTOM.search(line.text) is None
+
+
+def origin_of(exc: PyException, versions: dict[str, str]) -> Origin | None:
+    """The innermost frame of an exception, and the package it is in (None: the user's own code)."""
+    if not exc.frames:
+        return None
+    f = exc.frames[-1]
+    m = _PACKAGE.search(f.file)
+    package = None
+    if m:
+        package = m.group(1)
+        for suffix in (".py", ".so"):
+            if package.endswith(suffix):
+                package = package[: -len(suffix)]
+        package = package.split(".")[0] or None
+    version = None
+    if package:
+        norm = package.lower().replace("_", "-")
+        version = versions.get(norm) or versions.get(package) or versions.get(norm.replace("-", "_"))
+    return Origin(f.file, f.line, f.function, package, version)

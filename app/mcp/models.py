@@ -1,0 +1,201 @@
+"""What the MCP tools return: short, structured views of the API's answers (each tool's output
+schema), sized for an agent's context: the first failure, the best few fixes, ids to ask for more."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from pydantic import BaseModel, Field
+
+
+def _text(x: Any) -> str:
+    if isinstance(x, dict):
+        return str(x.get("text") or x.get("message") or x.get("code") or x.get("kind") or "")
+    return str(x)
+
+
+def _basis(ev: Any) -> Optional[str]:
+    return ev.get("label") or ev.get("basis") if isinstance(ev, dict) else None
+
+
+class Fix(BaseModel):
+    action: str
+    command: Optional[str] = None
+    success_rate: float
+    rate_basis: Optional[str] = Field(None, description="'estimated', or how many outcome reports the rate comes from")
+    condition: Optional[str] = None
+    applies: Optional[bool] = Field(None, description="False when the given versions rule this fix out")
+    index: int = Field(description="1-based, as report_outcome takes it")
+
+
+class DeadEnd(BaseModel):
+    action: str
+    why_fails: Optional[str] = None
+    fail_rate: float
+    index: int
+
+
+class FirstFailure(BaseModel):
+    line: str
+    line_no: Optional[int] = None
+    rank: Optional[int] = Field(None, description="the process/rank that failed first, when the log says")
+    entry: Optional[str] = Field(None, description="the entry that explains it; null when no entry knows it")
+    note: Optional[str] = None
+
+
+class MatchHit(BaseModel):
+    id: str
+    title: str
+    confidence: float
+    why: list[str]
+    root_cause: Optional[str] = None
+    fixes: list[Fix]
+    avoid: list[DeadEnd] = Field(description="dead ends: what not to try")
+    url: str
+
+
+class Related(BaseModel):
+    id: str
+    title: Optional[str] = None
+    why: Optional[str] = None
+
+
+class MatchOut(BaseModel):
+    """The known errors in a log, best first; empty ``matches`` means the KB does not know it."""
+    first_failure: Optional[FirstFailure] = None
+    matches: list[MatchHit]
+    related: list[Related] = Field(default_factory=list)
+    findings: list[str] = Field(default_factory=list)
+
+
+def fixes(items: list[dict[str, Any]], n: int) -> list[Fix]:
+    return [Fix(action=w.get("action") or "", command=w.get("command"), success_rate=w.get("success_rate") or 0.0,
+                rate_basis=_basis(w.get("success_rate_evidence")), condition=w.get("condition"),
+                applies=w.get("applies"), index=w.get("index") or i)
+            for i, w in enumerate(items, 1)][:n]
+
+
+def dead_ends(items: list[dict[str, Any]], n: int) -> list[DeadEnd]:
+    return [DeadEnd(action=d.get("action") or "", why_fails=d.get("why_fails"), fail_rate=d.get("fail_rate") or 0.0,
+                    index=d.get("index") or i)
+            for i, d in enumerate(items, 1)][:n]
+
+
+def match_out(res: dict[str, Any], n_fixes: int = 3) -> MatchOut:
+    rc = res.get("root_cause")
+    first = None
+    if rc and rc.get("line"):
+        first = FirstFailure(line=rc["line"][:500], line_no=rc.get("line_no"), rank=rc.get("rank"),
+                             entry=rc.get("entry"), note=rc.get("text"))
+    return MatchOut(
+        first_failure=first,
+        matches=[MatchHit(id=m["id"], title=m.get("title") or m["id"], confidence=m.get("confidence") or 0.0,
+                          why=[_text(w) for w in m.get("why") or []], root_cause=m.get("root_cause"),
+                          fixes=fixes(m.get("workarounds") or [], n_fixes),
+                          avoid=dead_ends(m.get("dead_ends") or [], 2), url=m.get("url") or f"/errors/{m['id']}")
+                 for m in res.get("matches") or []],
+        related=[Related(id=r["id"], title=r.get("title"), why=_text(r.get("why") or "")) for r in res.get("related") or []],
+        findings=[_text(f) for f in res.get("findings") or []],
+    )
+
+
+class EntryOut(BaseModel):
+    id: str
+    title: str
+    error_text: Optional[str] = None
+    domain: Optional[str] = None
+    tags: list[str] = Field(default_factory=list)
+    root_cause: Optional[str] = None
+    fix_rate: Optional[float] = None
+    rates: Optional[str] = Field(None, description="'estimated' or 'measured'")
+    fixes: list[Fix]
+    avoid: list[DeadEnd]
+    versions: list[dict[str, Any]] = Field(default_factory=list)
+    docs: list[str] = Field(default_factory=list, description="official documentation URLs")
+    related: list[str] = Field(default_factory=list)
+    guides: list[str] = Field(default_factory=list)
+    url: str
+
+
+def entry_out(e: dict[str, Any]) -> EntryOut:
+    return EntryOut(
+        id=e["id"], title=e.get("title") or e["id"], error_text=e.get("error_text"), domain=e.get("domain"),
+        tags=e.get("tags") or [], root_cause=e.get("root_cause"), fix_rate=e.get("fix_rate"),
+        rates=(e.get("provenance") or {}).get("rates"),
+        fixes=fixes(e.get("workarounds") or [], 50), avoid=dead_ends(e.get("dead_ends") or [], 50),
+        versions=[{k: v.get(k) for k in ("package", "range", "status") if k in v} for v in e.get("versions") or []],
+        docs=[d.get("url") for d in e.get("docs") or [] if isinstance(d, dict) and d.get("url")],
+        related=[r if isinstance(r, str) else str(r.get("id", r)) for r in e.get("related") or []],
+        guides=[g.get("id") if isinstance(g, dict) else str(g) for g in e.get("guides") or []],
+        url=e.get("url") or f"/errors/{e['id']}",
+    )
+
+
+class EntrySummary(BaseModel):
+    id: str
+    title: str
+    domain: Optional[str] = None
+    tags: list[str] = Field(default_factory=list)
+    fix_rate: Optional[float] = None
+
+
+class SearchOut(BaseModel):
+    total: int
+    items: list[EntrySummary]
+
+
+class GuideSummary(BaseModel):
+    id: str
+    title: str
+    summary: Optional[str] = None
+
+
+class GuidesOut(BaseModel):
+    items: list[GuideSummary]
+
+
+class GuideSection(BaseModel):
+    title: str
+    body: Optional[str] = None
+    steps: list[str] = Field(default_factory=list)
+    commands: list[str] = Field(default_factory=list)
+
+
+class GuideOut(BaseModel):
+    id: str
+    title: str
+    summary: Optional[str] = None
+    sections: list[GuideSection]
+    entries: list[str] = Field(default_factory=list)
+    url: str
+
+
+def guide_out(g: dict[str, Any]) -> GuideOut:
+    def cmds(c: Any) -> list[str]:
+        if isinstance(c, str):
+            return [c]
+        return [x if isinstance(x, str) else str(x.get("command") or x) for x in c or []]
+
+    return GuideOut(id=g["id"], title=g.get("title") or g["id"], summary=g.get("summary"),
+                    sections=[GuideSection(title=s.get("title") or "", body=s.get("body"),
+                                           steps=[x for x in s.get("steps") or [] if x], commands=cmds(s.get("commands")))
+                              for s in g.get("sections") or []],
+                    entries=g.get("entries") or [], url=g.get("url") or f"/guides/{g['id']}")
+
+
+class OutcomeOut(BaseModel):
+    id: int
+    entry: str
+    worked: bool
+    repeat: bool = Field(description="true when the same report was already counted in the last 24 h")
+    rate: Optional[str] = Field(None, description="the tried fix's rate now, with its basis")
+    fix_rate: Optional[str] = None
+
+
+def outcome_out(o: dict[str, Any]) -> OutcomeOut:
+    def rate(r: Any) -> Optional[str]:
+        if not isinstance(r, dict):
+            return None
+        return f"{round(r.get('value', 0) * 100)}% ({r.get('label') or r.get('basis')})"
+
+    return OutcomeOut(id=o["id"], entry=o["entry"], worked=o["worked"], repeat=bool(o.get("repeat")),
+                      rate=rate(o.get("rate")), fix_rate=rate(o.get("fix_rate")))

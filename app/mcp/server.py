@@ -1,0 +1,158 @@
+"""Faultline as an MCP server (the official `mcp` SDK): tools to match a log, read and search
+entries, read the guides, and report whether a fix worked.
+
+Every tool asks the Faultline HTTP API (through `app.client.AsyncClient`), so its answers are the
+API's, with the same evidence, validation and tokens: on the service itself (``/mcp``) over an
+in-process transport, from `faultline mcp` either the local database the same way or a
+service named with ``--server``.
+"""
+from __future__ import annotations
+
+import os
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator, Callable, Literal, Optional, Union
+
+import httpx
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+from app.client import AsyncClient, FaultlineError
+from app.mcp.models import (GuideOut, GuidesOut, GuideSummary, MatchOut, EntryOut, EntrySummary, OutcomeOut, SearchOut,
+                            entry_out, guide_out, match_out, outcome_out)
+
+Lang = Literal["en", "zh"]
+ClientFactory = Callable[[], AsyncClient]
+INSTRUCTIONS = (
+    "Faultline knows ML-training errors (PyTorch distributed, CUDA, data loading, DeepSpeed, FSDP, Hugging Face). "
+    "Give match_log the traceback or the end of the training log (all ranks, as printed): it names the first "
+    "failing rank and the known error, with ranked fixes and the dead ends to avoid. An empty 'matches' means "
+    "the error is not in the knowledge base (e.g. a bug in the user's own code). Use get_entry for an entry's "
+    "full text, search_entries to browse, get_guide for playbooks such as distributed hangs."
+)
+READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+
+
+def _fail(exc: FaultlineError) -> ToolError:
+    return ToolError(f"{exc.code}: {exc.message}")
+
+
+def build_server(client: ClientFactory) -> MCPServer:
+    """The MCP server; ``client()`` gives a (not yet entered) AsyncClient on the API."""
+    mcp = MCPServer("faultline", title="Faultline", instructions=INSTRUCTIONS, version="0.1.0")
+
+    @asynccontextmanager
+    async def api() -> AsyncIterator[AsyncClient]:
+        c = client()
+        try:
+            yield c
+        except FaultlineError as exc:
+            raise _fail(exc) from None
+        finally:
+            await c.aclose()
+
+    @mcp.tool(title="Match a training log", annotations=READ_ONLY)
+    async def match_log(text: str, environment: Optional[Union[str, dict[str, str]]] = None, lang: Lang = "en",
+                        limit: int = 3) -> MatchOut:
+        """Find the known errors in a traceback or multi-rank training log (paste it as printed).
+
+        Returns the first failure (line and rank), the matching entries best first with their top fixes
+        (success rates) and the dead ends to avoid. `environment`: versions as {"torch": "2.3.1"} or pasted
+        `pip freeze` / `python -m torch.utils.collect_env` text. `lang`: en or zh."""
+        if not text.strip():
+            raise ToolError("empty_text: give the traceback or log to match")
+        async with api() as c:
+            res = await c.match_json(text, environment=environment, limit=max(1, min(limit, 10)), lang=lang)
+        return match_out(res)
+
+    @mcp.tool(title="Get an entry", annotations=READ_ONLY)
+    async def get_entry(entry_id: str, lang: Lang = "en") -> EntryOut:
+        """One entry by id (e.g. "pytorch/nccl-timeout-allreduce"): error text, root cause, every fix with
+        its command and success rate, dead ends, affected versions, official docs."""
+        async with api() as c:
+            return entry_out(await c.get_json(f"/errors/{entry_id}", {"lang": lang}))
+
+    @mcp.tool(title="Search entries", annotations=READ_ONLY)
+    async def search_entries(query: Optional[str] = None, domain: Optional[str] = None, tag: Optional[str] = None,
+                             lang: Lang = "en", limit: int = 20) -> SearchOut:
+        """Search the knowledge base by words (English or Chinese), domain (e.g. pytorch, deepspeed,
+        transformers) and tag (e.g. nccl, oom); ids and titles, best first."""
+        params: dict[str, Any] = {"lang": lang, "per_page": max(1, min(limit, 100))}
+        params.update({k: v for k, v in (("q", query), ("domain", domain), ("tag", tag)) if v})
+        async with api() as c:
+            data = await c.get_json("/errors", params)
+        return SearchOut(total=data.get("total", 0),
+                         items=[EntrySummary(id=i["id"], title=i.get("title") or i["id"], domain=i.get("domain"),
+                                             tags=i.get("tags") or [], fix_rate=i.get("fix_rate"))
+                                for i in data.get("items") or []])
+
+    @mcp.tool(title="List guides", annotations=READ_ONLY)
+    async def list_guides(lang: Lang = "en") -> GuidesOut:
+        """The playbooks (e.g. how to diagnose a distributed hang)."""
+        async with api() as c:
+            data = await c.get_json("/guides", {"lang": lang})
+        return GuidesOut(items=[GuideSummary(id=g["id"], title=g.get("title") or g["id"], summary=g.get("summary"))
+                                for g in data.get("items") or []])
+
+    @mcp.tool(title="Get a guide", annotations=READ_ONLY)
+    async def get_guide(guide_id: str, lang: Lang = "en") -> GuideOut:
+        """One playbook by id, section by section with its steps and commands."""
+        async with api() as c:
+            return guide_out(await c.get_json(f"/guides/{guide_id}", {"lang": lang}))
+
+    @mcp.tool(title="Report an outcome",
+              annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True))
+    async def report_outcome(entry_id: str, worked: bool, workaround: Optional[Union[int, str]] = None,
+                             dead_end: Optional[Union[int, str]] = None, note: Optional[str] = None,
+                             environment: Optional[Union[str, dict[str, str]]] = None,
+                             token: Optional[str] = None) -> OutcomeOut:
+        """Report whether a fix (`workaround`, 1-based index or id as get_entry lists them) or a dead end
+        worked; it updates the rates everyone sees. Needs a Faultline token with the 'report' scope
+        (`token`, else $FAULTLINE_TOKEN of the server). Reporting the same thing twice in 24 h counts once."""
+        body: dict[str, Any] = {"worked": worked}
+        for k, v in (("workaround", workaround), ("dead_end", dead_end), ("note", note), ("environment", environment)):
+            if v is not None:
+                body[k] = v
+        token = token or os.environ.get("FAULTLINE_TOKEN")
+        if not token:
+            raise ToolError("unauthorized: reporting needs a token with the 'report' scope (argument 'token')")
+        async with api() as c:
+            return outcome_out(await c.post_json(f"/errors/{entry_id}/outcomes", body, auth=True, token=token))
+
+    return mcp
+
+
+def in_process(app) -> ClientFactory:
+    """Clients that call ``app`` (the FastAPI service) directly, with no network."""
+    return lambda: AsyncClient("http://faultline.internal", transport=httpx.ASGITransport(app=app), timeout=60)
+
+
+def mount(app) -> None:
+    """Serve the MCP server on ``app`` at ``/mcp`` (streamable HTTP, stateless, JSON responses, so that
+    any worker or replica can answer any request)."""
+    server = build_server(in_process(app))
+    sub = server.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=True,
+                                     transport_security=_transport_security())
+    app.router.routes.extend(sub.routes)  # the route itself: /mcp exactly, no redirect to /mcp/
+    inner = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(a):
+        async with inner(a) as state:
+            async with server.session_manager.run():
+                yield state
+
+    app.router.lifespan_context = lifespan
+
+
+def _transport_security():
+    """DNS-rebinding protection for a service on loopback; the Host names allowed can be widened with
+    FAULTLINE_MCP_ALLOWED_HOSTS (comma-separated, e.g. "faultline.example.org,faultline.example.org:*")."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    extra = [h.strip() for h in os.environ.get("FAULTLINE_MCP_ALLOWED_HOSTS", "").split(",") if h.strip()]
+    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", *extra]
+    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"] + [f"https://{h}" for h in extra] \
+        + [f"http://{h}" for h in extra]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
+                                     allowed_origins=origins)

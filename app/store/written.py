@@ -1,0 +1,277 @@
+"""What users write, kept apart from the KB: API tokens, outcome reports and the inbox of unknown errors.
+
+These tables live in the same database as the KB (an SQLite file or PostgreSQL), under the
+same Alembic history, but `faultline load` never touches them: reloading kb/ replaces entries,
+never reports.  Everything here is plain SQLModel / SQLAlchemy Core, so it runs on both.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from sqlalchemy import Index, case, func, update
+from sqlalchemy.engine import Engine
+from sqlmodel import Field, Session, SQLModel, select
+
+from app.store.db import engine_for, migrate
+
+SCOPES = ("report", "curate")
+TOKEN_PREFIX = "flt_"
+REPEAT_WINDOW_S = 24 * 3600  # the same token, entry and target within this window count once
+RATE_WINDOW_S = 60.0
+
+
+class TokenRow(SQLModel, table=True):
+    __tablename__ = "api_token"
+    id: Optional[int] = Field(default=None, primary_key=True)
+    name: str
+    scope: str
+    token_hash: str = Field(unique=True)  # sha256 of the token; the token itself is never stored
+    hint: str  # the first characters, to tell tokens apart in `faultline token list`
+    created: float
+    revoked: Optional[float] = None
+    window_start: float = 0.0  # per-token rate limit: start of the current one-minute window
+    window_count: int = 0
+
+
+class ReportRow(SQLModel, table=True):
+    __tablename__ = "outcome_report"
+    __table_args__ = (Index("ix_outcome_report_repeat", "token_id", "entry_id", "target_kind", "target_key"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    token_id: int = Field(foreign_key="api_token.id")
+    entry_id: str = Field(index=True)  # no foreign key: entries are replaced by every reload of kb/
+    target_kind: str  # "workaround" | "dead_end"
+    target_key: str  # the workaround's or dead end's id (a hash of its English action)
+    target_index: int  # its 1-based position in the entry when reported
+    worked: bool
+    environment: Optional[str] = None  # JSON, as given
+    note: Optional[str] = None
+    created: float
+
+
+class InboxRow(SQLModel, table=True):
+    __tablename__ = "inbox_group"
+    fingerprint: str = Field(primary_key=True)
+    sample: str  # one scrubbed, masked failure line
+    count: int
+    first_seen: float
+    last_seen: float
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def iso(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
+
+
+@dataclass
+class Counts:
+    """Reports on one entry: per target (kind, key) -> [successes, failures], and per reporter."""
+    targets: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    fixed: int = 0  # reporters for whom some workaround worked
+    not_fixed: int = 0  # reporters for whom none did
+
+    def of(self, kind: str, key: str) -> tuple[int, int]:
+        s, f = self.targets.get((kind, key), (0, 0))
+        return s, f
+
+
+class RateLimited(Exception):
+    def __init__(self, retry_after: int):
+        self.retry_after = retry_after
+        super().__init__(f"retry after {retry_after} s")
+
+
+class WrittenStore:
+    """Tokens, reports and the inbox on one engine (SQLite file or PostgreSQL)."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        migrate(engine)
+
+    @classmethod
+    def open(cls, target: str | Path) -> "WrittenStore":
+        return cls(engine_for(target))
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # --- tokens -------------------------------------------------------------------------------
+
+    def create_token(self, scope: str, name: str | None = None) -> tuple[TokenRow, str]:
+        """A new token; the clear text is returned here once and never stored."""
+        if scope not in SCOPES:
+            raise ValueError(f"scope must be one of {', '.join(SCOPES)}")
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        row = TokenRow(name=name or f"{scope}-token", scope=scope, token_hash=hash_token(token),
+                       hint=token[: len(TOKEN_PREFIX) + 6], created=time.time())
+        with Session(self.engine, expire_on_commit=False) as s:
+            s.add(row)
+            s.commit()
+            s.refresh(row)
+        return row, token
+
+    def tokens(self) -> list[TokenRow]:
+        with Session(self.engine, expire_on_commit=False) as s:
+            return list(s.exec(select(TokenRow).order_by(TokenRow.id)))
+
+    def revoke(self, ident: str) -> list[TokenRow]:
+        """Revoke the token with this id, name or hint; the revoked rows (empty when none matched)."""
+        with Session(self.engine, expire_on_commit=False) as s:
+            cond = (TokenRow.name == ident) | (TokenRow.hint == ident)
+            if ident.isdigit():
+                cond = cond | (TokenRow.id == int(ident))
+            rows = list(s.exec(select(TokenRow).where(cond, TokenRow.revoked.is_(None))))
+            now = time.time()
+            for r in rows:
+                r.revoked = now
+                s.add(r)
+            s.commit()
+            for r in rows:
+                s.refresh(r)
+            return rows
+
+    def authenticate(self, token: str) -> TokenRow | None:
+        """The live token row for this clear-text token, or None."""
+        if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
+            return None
+        with Session(self.engine, expire_on_commit=False) as s:
+            row = s.exec(select(TokenRow).where(TokenRow.token_hash == hash_token(token))).first()
+        if row is None or row.revoked is not None:
+            return None
+        return row
+
+    # --- outcome reports ----------------------------------------------------------------------
+
+    def add_report(self, token_id: int, entry_id: str, kind: str, key: str, index: int, worked: bool,
+                   environment: Any = None, note: str | None = None, per_minute: int = 30) -> tuple[ReportRow, bool]:
+        """Store a report; (row, created).  A repeat within 24 h returns the earlier row, not a new one.
+
+        One transaction: the token's row is updated first (a write lock on SQLite, a row lock on
+        PostgreSQL), so concurrent requests of one token are serialised and a repeat is never
+        stored twice.  Raises RateLimited beyond ``per_minute`` requests of the token.
+        """
+        now = time.time()
+        with Session(self.engine, expire_on_commit=False) as s:
+            fresh = TokenRow.window_start > now - RATE_WINDOW_S
+            s.exec(update(TokenRow).where(TokenRow.id == token_id).values(
+                window_count=_case(fresh, TokenRow.window_count + 1, 1),
+                window_start=_case(fresh, TokenRow.window_start, now)))
+            tok = s.exec(select(TokenRow.window_start, TokenRow.window_count).where(TokenRow.id == token_id)).one()
+            if tok.window_count > per_minute:
+                s.rollback()
+                raise RateLimited(max(1, int(tok.window_start + RATE_WINDOW_S - now + 0.999)))
+            earlier = s.exec(select(ReportRow).where(
+                ReportRow.token_id == token_id, ReportRow.entry_id == entry_id, ReportRow.target_kind == kind,
+                ReportRow.target_key == key, ReportRow.created > now - REPEAT_WINDOW_S,
+            ).order_by(ReportRow.id)).first()
+            if earlier is not None:
+                s.commit()  # the request still counts towards the rate
+                return earlier, False
+            row = ReportRow(token_id=token_id, entry_id=entry_id, target_kind=kind, target_key=key, target_index=index,
+                            worked=worked, note=note, created=now,
+                            environment=None if environment is None else json.dumps(environment, ensure_ascii=False))
+            s.add(row)
+            s.commit()
+            s.refresh(row)
+            return row, True
+
+    def counts(self, entry_ids: list[str] | None = None) -> dict[str, Counts]:
+        """Report counts per entry (all entries when ``entry_ids`` is None)."""
+        out: dict[str, Counts] = {}
+        with Session(self.engine, expire_on_commit=False) as s:
+            q = select(ReportRow.entry_id, ReportRow.target_kind, ReportRow.target_key, ReportRow.worked,
+                       func.count()).group_by(ReportRow.entry_id, ReportRow.target_kind, ReportRow.target_key,
+                                              ReportRow.worked)
+            if entry_ids is not None:
+                q = q.where(ReportRow.entry_id.in_(entry_ids))
+            for eid, kind, key, worked, n in s.exec(q):
+                c = out.setdefault(eid, Counts())
+                pair = c.targets.setdefault((kind, key), [0, 0])
+                pair[0 if worked else 1] += n
+            # an entry is fixed for a reporter when any workaround worked for them
+            worked_int = func.max(_case(ReportRow.worked.is_(True), 1, 0))
+            q = (select(ReportRow.entry_id, ReportRow.token_id, worked_int)
+                 .where(ReportRow.target_kind == "workaround")
+                 .group_by(ReportRow.entry_id, ReportRow.token_id))
+            if entry_ids is not None:
+                q = q.where(ReportRow.entry_id.in_(entry_ids))
+            for eid, _tok, fixed in s.exec(q):
+                c = out.setdefault(eid, Counts())
+                if fixed:
+                    c.fixed += 1
+                else:
+                    c.not_fixed += 1
+        return out
+
+    def counts_for(self, entry_id: str) -> Counts:
+        return self.counts([entry_id]).get(entry_id, Counts())
+
+    def report_ids(self) -> set[int]:
+        with Session(self.engine, expire_on_commit=False) as s:
+            return set(s.exec(select(ReportRow.id)))
+
+    # --- the inbox ----------------------------------------------------------------------------
+
+    def record_unknown(self, fingerprint: str, sample: str) -> None:
+        """Count one more paste of an unknown error (an upsert on the fingerprint)."""
+        now = time.time()
+        table = InboxRow.__table__
+        if self.engine.dialect.name == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert
+        stmt = insert(table).values(fingerprint=fingerprint, sample=sample, count=1, first_seen=now, last_seen=now)
+        stmt = stmt.on_conflict_do_update(index_elements=[table.c.fingerprint],
+                                          set_={"count": table.c.count + 1, "last_seen": now})
+        with self.engine.begin() as conn:
+            conn.execute(stmt)
+
+    def inbox(self, limit: int = 100) -> list[InboxRow]:
+        with Session(self.engine, expire_on_commit=False) as s:
+            return list(s.exec(select(InboxRow).order_by(InboxRow.count.desc(), InboxRow.last_seen.desc())
+                               .limit(limit)))
+
+    def inbox_group(self, fingerprint: str) -> InboxRow | None:
+        with Session(self.engine, expire_on_commit=False) as s:
+            return s.get(InboxRow, fingerprint)
+
+
+def _case(cond, yes, no):
+    return case((cond, yes), else_=no)
+
+
+_STORES_LOCK = threading.Lock()
+
+
+def store_for_app(app) -> WrittenStore:
+    """The app's store, opened on first use on the database the KB service uses."""
+    st = getattr(app.state, "written", None)
+    if st is not None:
+        return st
+    with _STORES_LOCK:
+        st = getattr(app.state, "written", None)
+        if st is None:
+            kb = app.state.kb
+            target = getattr(kb, "target", None) or kb.db_path
+            st = WrittenStore.open(target)
+            app.state.written = st
+    return st
+
+
+def close_for_app(app) -> None:
+    """Close the app's store (at shutdown); the next use opens it again."""
+    st = getattr(app.state, "written", None)
+    if st is not None:
+        del app.state.written
+        st.close()

@@ -1,0 +1,180 @@
+"""`faultline run -- COMMAND`: real commands in real subprocesses, their output passed through, a
+diagnosis on failure, the command's own exit code, and signals reaching its process group."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import KB, REPO
+from tests.service import started_service  # noqa: F401 - a fixture: the real service over HTTP
+
+OOM_LOG = KB / "examples" / "pytorch" / "cuda-out-of-memory" / "ddp-8gpu-rank3-oom-then-watchdog-timeouts.composed.log"
+
+
+def run(db: Path, *command: str, extra: tuple[str, ...] = (), **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "app.cli", "--kb", str(KB), "run", "--db", str(db), *extra, "--",
+                           *command], capture_output=True, cwd=REPO, timeout=120, **kw)
+
+
+def py(code: str) -> tuple[str, ...]:
+    return (sys.executable, "-c", textwrap.dedent(code))
+
+
+def diagnosis_of(stderr: bytes) -> str:
+    err = stderr.decode()
+    assert "faultline: the command failed" in err, err[-2000:]
+    return err[err.index("faultline: the command failed"):]
+
+
+def test_known_error_on_stderr_passes_through_and_is_diagnosed(kb_db):
+    # a script whose output is a real-looking 8-rank torchrun log: rank 3 runs out of GPU memory,
+    # the other ranks then time out in the all-reduce
+    script = py(f"""
+        import sys
+        print("epoch 1 starting")
+        sys.stderr.write(open({str(OOM_LOG)!r}).read())
+        sys.exit(1)
+    """)
+    r = run(kb_db, *script)
+    assert r.returncode == 1
+    assert r.stdout.decode() == "epoch 1 starting\n"  # stdout unchanged, nothing added
+    err = r.stderr.decode()
+    assert err.startswith(OOM_LOG.read_text())  # the command's stderr first, byte for byte
+    diag = diagnosis_of(r.stderr)
+    assert "exit code 1" in diag
+    assert "(rank 3)" in diag.splitlines()[1] and "out of memory" in diag.splitlines()[1].lower()
+    assert "[pytorch/cuda-out-of-memory]" in diag
+    assert "nccl-timeout" not in diag  # the symptom on the other ranks is not the answer
+    assert "try 1." in diag and "2. " in diag and "avoid: " in diag
+    assert "more: /errors/pytorch/cuda-out-of-memory" in diag
+    assert len(diag.splitlines()) <= 12  # short
+
+
+def test_real_python_exception_is_diagnosed_in_chinese(kb_db):
+    # a real failure, no torch needed: a spawn pool cannot pickle a nested function
+    script = py("""
+        import multiprocessing as mp
+        def main():
+            def work(x):
+                return x * 2
+            with mp.get_context("spawn").Pool(1) as pool:
+                print(pool.map(work, [1, 2]))
+        if __name__ == "__main__":
+            main()
+    """)
+    r = run(kb_db, *script, extra=("--lang", "zh"))
+    assert r.returncode == 1
+    assert "AttributeError: Can't pickle local object 'main.<locals>.work'" in r.stderr.decode()
+    diag = r.stderr.decode()[r.stderr.decode().index("faultline: 命令失败"):]
+    assert "退出码 1" in diag and "[pytorch/cant-pickle-local-object]" in diag and "建议 1." in diag
+
+
+def test_succeeding_command_gets_no_extra_output(kb_db):
+    script = py("""
+        import sys
+        sys.stdout.write("résultat: 42\\n")
+        sys.stderr.write("RuntimeError: CUDA out of memory. (only a warning text; the run succeeds)\\n")
+    """)
+    direct = subprocess.run(script, capture_output=True, timeout=60)
+    r = run(kb_db, *script)
+    assert r.returncode == 0
+    assert r.stdout == direct.stdout and r.stderr == direct.stderr
+
+
+def test_unknown_error_keeps_exit_code_and_names_no_entry(kb_db):
+    r = run(kb_db, *py("""
+        import sys
+        def parse(cfg):
+            raise ValueError(f"bad learning rate in {cfg!r}")
+        try:
+            parse("cfg.yaml")
+        except ValueError as e:
+            print(f"Traceback (most recent call last):\\nValueError: {e}", file=sys.stderr)
+            sys.exit(7)
+    """))
+    assert r.returncode == 7
+    diag = diagnosis_of(r.stderr)
+    assert "exit code 7" in diag and "[" not in diag and "/errors/" not in diag
+
+
+def test_exit_codes_of_signals_and_missing_commands(kb_db):
+    r = run(kb_db, *py("import os, signal; os.kill(os.getpid(), signal.SIGKILL)"))
+    assert r.returncode == 128 + signal.SIGKILL
+    r = run(kb_db, "/nonexistent/command-xyz", "arg")
+    assert r.returncode == 127 and "cannot run" in r.stderr.decode() and "Traceback" not in r.stderr.decode()
+
+
+def test_output_is_live(kb_db, tmp_path):
+    go = tmp_path / "go"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "--kb", str(KB), "run", "--db", str(kb_db), "--", *py(f"""
+            import os, sys, time
+            print("first line")  # no flush: faultline keeps a Python child unbuffered
+            for _ in range(600):
+                if os.path.exists({str(go)!r}):
+                    print("second line"); sys.exit(0)
+                time.sleep(0.05)
+            sys.exit(9)
+        """)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    try:
+        assert proc.stdout.readline() == b"first line\n"  # read while the command is still waiting
+        go.write_text("")
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert out == b"second line\n" and proc.returncode == 0
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signals_reach_the_command_process_group(kb_db, tmp_path, sig):
+    marker = tmp_path / "grandchild"
+    # the command starts a grandchild (as torchrun starts workers); both sleep until signalled
+    grandchild = textwrap.dedent(f"""
+        import signal, sys, time
+        def stop(n, _f):
+            open({str(marker)!r}, "w").write(signal.Signals(n).name)
+            sys.exit(0)
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        open({str(marker)!r} + ".ready", "w").write("")
+        time.sleep(120)
+    """)
+    command = py(f"""
+        import os, subprocess, sys, time
+        g = subprocess.Popen([sys.executable, "-c", {grandchild!r}])
+        while not os.path.exists({str(marker)!r} + ".ready"):
+            time.sleep(0.05)
+        print("ready", flush=True)
+        time.sleep(120)
+    """)
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--kb", str(KB), "run", "--db", str(kb_db), "--",
+                             *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    try:
+        assert proc.stdout.readline() == b"ready\n"
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + sig  # the command's own death by that signal, as a shell reports it
+    assert marker.read_text() == signal.Signals(sig).name  # the grandchild got it too
+    assert b"faultline:" not in err  # stopped by the user, nothing known in its output: no diagnosis
+
+
+def test_diagnosis_from_a_server(kb_db, started_service):  # noqa: F811
+    r = run(kb_db, *py(f"import sys; sys.stderr.write(open({str(OOM_LOG)!r}).read()); sys.exit(3)"),
+            extra=("--server", started_service))
+    assert r.returncode == 3
+    diag = diagnosis_of(r.stderr)
+    assert f"more: {started_service}/errors/pytorch/cuda-out-of-memory" in diag
+    r = run(kb_db, *py("import sys; sys.stderr.write('RuntimeError: boom\\n'); sys.exit(4)"),
+            extra=("--server", "http://127.0.0.1:9"))
+    err = r.stderr.decode()
+    assert r.returncode == 4 and "no diagnosis: cannot reach http://127.0.0.1:9" in err and "Traceback" not in err
