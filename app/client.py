@@ -84,12 +84,12 @@ def _params(**kw) -> dict[str, Any]:
     return {k: v for k, v in kw.items() if v is not None}
 
 
-def _outcome_body(workaround: int | str, worked: bool, environment: Any, note: Optional[str]) -> dict[str, Any]:
-    body: dict[str, Any] = {"workaround": workaround, "worked": worked}
-    if environment is not None:
-        body["environment"] = environment
-    if note is not None:
-        body["note"] = note
+def _outcome_body(worked: bool, workaround: int | str | None, dead_end: int | str | None, environment: Any,
+                  note: Optional[str]) -> dict[str, Any]:
+    body: dict[str, Any] = {"worked": worked}
+    for key, value in (("workaround", workaround), ("dead_end", dead_end), ("environment", environment), ("note", note)):
+        if value is not None:
+            body[key] = value
     return body
 
 
@@ -174,10 +174,12 @@ class Client(_Base):
     def health(self) -> Health:
         return Health.model_validate(self.get_json("/healthz"))
 
-    def report_outcome(self, entry_id: str, workaround: int | str, worked: bool, *, environment: Any = None,
+    def report_outcome(self, entry_id: str, worked: bool, *, workaround: int | str | None = None,
+                       dead_end: int | str | None = None, environment: Any = None,
                        note: Optional[str] = None) -> OutcomeReport:
-        """``POST /errors/{id}/outcomes`` (needs a token with the ``report`` scope)."""
-        body = _outcome_body(workaround, worked, environment, note)
+        """``POST /errors/{id}/outcomes``: whether a workaround (or a dead end), by 1-based index or id, worked.
+        Needs a token with the ``report`` scope."""
+        body = _outcome_body(worked, workaround, dead_end, environment, note)
         return OutcomeReport.model_validate(self.post_json(f"/errors/{quote(entry_id)}/outcomes", body, auth=True))
 
 
@@ -243,7 +245,8 @@ class AsyncClient(_Base):
     async def health(self) -> Health:
         return Health.model_validate(await self.get_json("/healthz"))
 
-    async def report_outcome(self, entry_id: str, workaround: int | str, worked: bool, *, environment: Any = None,
+    async def report_outcome(self, entry_id: str, worked: bool, *, workaround: int | str | None = None,
+                             dead_end: int | str | None = None, environment: Any = None,
                              note: Optional[str] = None) -> OutcomeReport:
-        body = _outcome_body(workaround, worked, environment, note)
+        body = _outcome_body(worked, workaround, dead_end, environment, note)
         return OutcomeReport.model_validate(await self.post_json(f"/errors/{quote(entry_id)}/outcomes", body, auth=True))

@@ -8,6 +8,8 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.staticfiles import StaticFiles
 
 from app.api import errors, guides, inbox, match, outcomes, problems, system
+from app.api.middleware import Edge
+from app.mcp.server import mount as mount_mcp
 from app.service import KBService
 from app.store.written import close_for_app
 from app.settings import default_db, default_kb
@@ -36,12 +38,14 @@ def create_app(db_path: str | None = None, kb_root: str | None = None) -> FastAP
     )
     _install_docs(app)
     problems.install(app)
+    app.add_middleware(Edge)
     app.include_router(match.router)
     app.include_router(system.router)
     app.include_router(guides.router)
     app.include_router(errors.router)
     app.include_router(outcomes.router)
     app.include_router(inbox.router)
+    mount_mcp(app)  # the MCP tools at /mcp (streamable HTTP)
     try:
         from app.web import routes as web_routes
     except ImportError:  # the pages are optional for API-only deployments

@@ -54,42 +54,44 @@ def _file_identity(path: Path | None) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
+def ensure_kb(target: str | Path, kb_root: str | Path) -> None:
+    """Make sure the database holds a KB: build it from kb/ when empty; move a corrupt SQLite file
+    aside and rebuild it; refuse with StartupError where neither is possible."""
+    path = sqlite_path(target)
+    try:
+        ready = db_ready(target)
+    except DatabaseError as exc:
+        if path is None or not os.access(path.parent, os.W_OK):
+            raise StartupError(f"cannot read the database {display(target)}: {exc.orig}") from exc
+        stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        aside = path.with_name(f"{path.name}.corrupt-{stamp}")
+        path.rename(aside)
+        for suffix in ("-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        log.warning("%s is not a usable database (%s); moved it to %s and rebuilding from %s",
+                    path, exc.orig, aside.name, kb_root)
+        ready = False
+    if not ready:
+        if path is not None and path.exists() and not os.access(path, os.W_OK):
+            raise StartupError(f"the database {path} is read-only and holds no knowledge base; "
+                               "run `faultline load` on a writable copy first")
+        log.info("no knowledge base in %s yet: loading %s", display(target), kb_root)
+        load_into_db(kb_root, target)
+
+
 class KBService:
     def __init__(self, target: str | Path, kb_root: str | Path, poll_s: float = RELOAD_POLL_S):
         self.target = str(target)
         self.kb_root = Path(kb_root)
         self.poll_s = poll_s
         self._path = sqlite_path(self.target)
-        self._prepare()
+        ensure_kb(self.target, self.kb_root)
         self._engine = engine_for(self.target)
         self._identity = _file_identity(self._path)
         self.snapshot = self._read()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-
-    # -- start-up -------------------------------------------------------------------------
-    def _prepare(self) -> None:
-        """Make sure the database holds a KB: build it from kb/ when empty; rebuild a corrupt SQLite file."""
-        try:
-            ready = db_ready(self.target)
-        except DatabaseError as exc:
-            if self._path is None or not os.access(self._path.parent, os.W_OK):
-                raise StartupError(f"cannot read the database {display(self.target)}: {exc.orig}") from exc
-            stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-            aside = self._path.with_name(f"{self._path.name}.corrupt-{stamp}")
-            self._path.rename(aside)
-            for suffix in ("-wal", "-shm"):
-                Path(f"{self._path}{suffix}").unlink(missing_ok=True)
-            log.warning("%s is not a usable database (%s); moved it to %s and rebuilding from %s",
-                        self._path, exc.orig, aside.name, self.kb_root)
-            ready = False
-        if not ready:
-            if self._path is not None and self._path.exists() and not os.access(self._path, os.W_OK):
-                raise StartupError(f"the database {self._path} is read-only and holds no knowledge base; "
-                                   f"run `faultline load` on a writable copy first")
-            log.info("no knowledge base in %s yet: loading %s", display(self.target), self.kb_root)
-            load_into_db(self.kb_root, self.target)
 
     # -- reading one generation -------------------------------------------------------------
     def _read(self) -> Snapshot:

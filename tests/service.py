@@ -1,10 +1,13 @@
-"""A fixture: the real service (`faultline serve`) started on a free loopback port, over HTTP."""
+"""The real service (`faultline serve`) started on a free loopback port, over HTTP, for tests."""
 from __future__ import annotations
 
 import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
 
 import httpx
 import pytest
@@ -18,14 +21,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def started_service(kb_db, tmp_path_factory):
-    """The base URL of `faultline serve` on the test database; stopped after the module."""
+@contextmanager
+def serve(db: Path, log: Path, env: dict | None = None) -> Iterator[str]:
+    """Run `faultline serve --db DB` until the block ends; yields its base URL."""
     port = free_port()
-    log = tmp_path_factory.mktemp("service") / "serve.log"
     out = log.open("wb")
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--kb", str(KB), "serve", "--db", str(kb_db),
-                             "--host", "127.0.0.1", "--port", str(port)], cwd=REPO,
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--kb", str(KB), "serve", "--db", str(db),
+                             "--host", "127.0.0.1", "--port", str(port)], cwd=REPO, env=env,
                             stdout=out, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -48,3 +50,10 @@ def started_service(kb_db, tmp_path_factory):
             proc.kill()
             proc.wait()
         out.close()
+
+
+@pytest.fixture(scope="module")
+def started_service(kb_db, tmp_path_factory):
+    """The base URL of `faultline serve` on the test database; stopped after the module."""
+    with serve(kb_db, tmp_path_factory.mktemp("service") / "serve.log") as base:
+        yield base

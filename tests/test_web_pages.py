@@ -96,7 +96,7 @@ def test_entry_page_english(web):
     doc = assert_common_page(r.text, "en")
     t = html.unescape(r.text)
     for label in ("Root cause", "Workarounds", "Dead ends", "Version compatibility", "Fix rate", "Confidence",
-                  "Evidence", "First seen", "Official documentation", "Also available as:"):
+                  "Reproduced logs", "First seen", "Official documentation", "Also available as:"):
         assert label in t, label
     assert "NCCL collective (all-reduce) timed out" in t
     assert SEED in t and "Watchdog caught collective operation timeout" in t

@@ -12,6 +12,7 @@ from app.api.deps import lang_headers, snapshot
 from app.api.problems import ApiError
 from app.i18n.negotiate import explicit, negotiate
 from app.render.match import match_text
+from app.schemas.match import MatchResponse
 from app.settings import MAX_BODY_BYTES
 
 router = APIRouter(tags=["match"])
@@ -100,7 +101,8 @@ def parse_match_body(body: bytes, content_type: str) -> MatchRequest:
     return req
 
 
-@router.post("/match", openapi_extra=_OPENAPI, summary="Match a traceback or log against the knowledge base")
+@router.post("/match", openapi_extra=_OPENAPI, response_model=MatchResponse,
+             summary="Match a traceback or log against the knowledge base")
 async def match(request: Request, lang: Optional[str] = None, limit: Optional[int] = None) -> Any:
     body = await read_body(request)
     req = parse_match_body(body, request.headers.get("content-type", "").lower())

@@ -6,6 +6,7 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.requests import ClientDisconnect
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.i18n.negotiate import UnsupportedLanguage
@@ -41,7 +42,21 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(_req: Request, exc: StarletteHTTPException):
         code = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}.get(exc.status_code, "http_error")
-        return problem(exc.status_code, code, str(exc.detail))
+        resp = problem(exc.status_code, code, str(exc.detail))
+        headers = dict(exc.headers or {})  # e.g. Allow on 405
+        if "GET" in headers.get("Allow", "").split(", "):
+            headers["Allow"] += ", HEAD"  # app/api/middleware.py answers HEAD for every GET route
+        resp.headers.update(headers)
+        return resp
+
+    @app.exception_handler(ClientDisconnect)
+    async def _gone(req: Request, _exc: ClientDisconnect):
+        # the body stalled (app/api/middleware.py) or the client closed the connection mid-upload:
+        # one line in the log, not a traceback
+        log.info("request body not received (client gone or too slow): %s %s", req.method, req.url.path)
+        resp = problem(408, "request_timeout", "the request body did not arrive in time")
+        resp.headers["Connection"] = "close"
+        return resp
 
     @app.exception_handler(Exception)
     async def _unexpected(_req: Request, exc: Exception):  # pragma: no cover - last resort

@@ -8,6 +8,7 @@ from fastapi.responses import JSONResponse, Response
 
 from app.api.deps import lang_headers, request_lang, snapshot
 from app.render.export import export_json, export_markdown
+from app.store.written import store_for_app
 
 router = APIRouter(tags=["system"])
 
@@ -24,8 +25,9 @@ def export(request: Request, format: Literal["json", "md"] = "json", lang: Optio
     chosen = request_lang(request, lang)
     snap = snapshot(request)
     entries = sorted(snap.entries.values(), key=lambda e: e.id)
+    counts = store_for_app(request.app).counts()  # outcome reports: rates become posteriors
     guides = sorted(snap.guides.values(), key=lambda g: g.id)
     headers = lang_headers(chosen)
     if format == "md":
-        return Response(export_markdown(entries, guides, chosen), media_type="text/markdown; charset=utf-8", headers=headers)
-    return JSONResponse(export_json(entries, guides, chosen), headers=headers)
+        return Response(export_markdown(entries, guides, chosen, counts), media_type="text/markdown; charset=utf-8", headers=headers)
+    return JSONResponse(export_json(entries, guides, chosen, counts), headers=headers)

@@ -12,7 +12,7 @@ import sys
 from app.settings import default_kb
 
 # the order is the order of `faultline --help`
-VERBS = ["load", "serve", "match", "lint", "new", "export", "import_", "run"]
+VERBS = ["load", "serve", "match", "lint", "new", "export", "import_", "run", "mcp", "token", "inbox"]
 
 
 def build_parser() -> argparse.ArgumentParser:

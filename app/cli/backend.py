@@ -36,7 +36,8 @@ def match_log(text: str, *, server: str | None, db: str | None, kb: str, environ
         index = index_from_db(db or default_db(), kb)
     except Exception as exc:  # noqa: BLE001 - a broken or unreadable database is reported, not raised
         raise BackendError(f"cannot read the knowledge base from {db or default_db()}: {exc}") from None
-    return match_text(index, text, environment=environment, limit=limit, lang=lang)
+    from app.render.evidence import with_local_reports  # rates from outcome reports (issue 11)
+    return with_local_reports(match_text(index, text, environment=environment, limit=limit, lang=lang), db or default_db(), index.entry, lang)
 
 
 def entry_link(url: str, server: str | None) -> str:

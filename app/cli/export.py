@@ -21,6 +21,8 @@ def run(args) -> int:
     from app.store.load import kb_from_db
 
     entries, guides = kb_from_db(args.db or default_db(), args.kb)
-    n = export_dir(entries, guides, args.format, args.lang, Path(args.out))
+    from app.store.written import read_counts
+
+    n = export_dir(entries, guides, args.format, args.lang, Path(args.out), read_counts(args.db or default_db()))
     print(f"wrote {n} files to {args.out}")
     return 0

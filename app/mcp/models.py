@@ -13,6 +13,10 @@ def _text(x: Any) -> str:
     return str(x)
 
 
+def _cut(s: Optional[str], n: int) -> Optional[str]:
+    return s if s is None or len(s) <= n else s[: n - 1] + "…"
+
+
 def _basis(ev: Any) -> Optional[str]:
     return ev.get("label") or ev.get("basis") if isinstance(ev, dict) else None
 
@@ -89,7 +93,7 @@ def match_out(res: dict[str, Any], n_fixes: int = 3) -> MatchOut:
     return MatchOut(
         first_failure=first,
         matches=[MatchHit(id=m["id"], title=m.get("title") or m["id"], confidence=m.get("confidence") or 0.0,
-                          why=[_text(w) for w in m.get("why") or []], root_cause=m.get("root_cause"),
+                          why=[_text(w) for w in m.get("why") or []], root_cause=_cut(m.get("root_cause"), 600),
                           fixes=fixes(m.get("workarounds") or [], n_fixes),
                           avoid=dead_ends(m.get("dead_ends") or [], 2), url=m.get("url") or f"/errors/{m['id']}")
                  for m in res.get("matches") or []],

@@ -8,9 +8,11 @@ service named with ``--server``.
 """
 from __future__ import annotations
 
+import logging
 import os
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable, Literal, Optional, Union
+from urllib.parse import quote
 
 import httpx
 from mcp.server.mcpserver import MCPServer
@@ -30,6 +32,7 @@ INSTRUCTIONS = (
     "the error is not in the knowledge base (e.g. a bug in the user's own code). Use get_entry for an entry's "
     "full text, search_entries to browse, get_guide for playbooks such as distributed hangs."
 )
+logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per in-process API call is noise
 READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 
 
@@ -70,7 +73,7 @@ def build_server(client: ClientFactory) -> MCPServer:
         """One entry by id (e.g. "pytorch/nccl-timeout-allreduce"): error text, root cause, every fix with
         its command and success rate, dead ends, affected versions, official docs."""
         async with api() as c:
-            return entry_out(await c.get_json(f"/errors/{entry_id}", {"lang": lang}))
+            return entry_out(await c.get_json(f"/errors/{quote(entry_id)}", {"lang": lang}))
 
     @mcp.tool(title="Search entries", annotations=READ_ONLY)
     async def search_entries(query: Optional[str] = None, domain: Optional[str] = None, tag: Optional[str] = None,
@@ -98,7 +101,7 @@ def build_server(client: ClientFactory) -> MCPServer:
     async def get_guide(guide_id: str, lang: Lang = "en") -> GuideOut:
         """One playbook by id, section by section with its steps and commands."""
         async with api() as c:
-            return guide_out(await c.get_json(f"/guides/{guide_id}", {"lang": lang}))
+            return guide_out(await c.get_json(f"/guides/{quote(guide_id)}", {"lang": lang}))
 
     @mcp.tool(title="Report an outcome",
               annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True))
@@ -117,7 +120,7 @@ def build_server(client: ClientFactory) -> MCPServer:
         if not token:
             raise ToolError("unauthorized: reporting needs a token with the 'report' scope (argument 'token')")
         async with api() as c:
-            return outcome_out(await c.post_json(f"/errors/{entry_id}/outcomes", body, auth=True, token=token))
+            return outcome_out(await c.post_json(f"/errors/{quote(entry_id)}/outcomes", body, auth=True, token=token))
 
     return mcp
 

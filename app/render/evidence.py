@@ -95,3 +95,11 @@ def fix_fields(estimate: float, c: Counts | None, lang: str, measured: bool = Fa
     """``fix_rate`` and ``fix_rate_evidence`` for a list item (an entry's summary, not the entry)."""
     r = posterior(estimate, c.fixed if c else 0, c.not_fixed if c else 0, measured)
     return {"fix_rate": round(r.mean, 3), "fix_rate_evidence": r.as_dict(lang)}
+
+
+def with_local_reports(result: dict[str, Any], target, entry_of: Callable[[str], Entry | None], lang: str) -> dict[str, Any]:
+    """annotate_match with the reports stored in a local database (the CLI without a server)."""
+    from app.store.written import read_counts
+
+    ids = [m["id"] for m in result.get("matches", [])]
+    return annotate_match(result, entry_of, read_counts(target, ids) if ids else {}, lang)

@@ -32,6 +32,11 @@ def sqlite_path(target: str | Path) -> Path | None:
     return None
 
 
+def resolve_target(target: str | Path) -> str:
+    """A URL as given; a file path made absolute (so that worker processes find the same file)."""
+    return str(target) if is_url(target) else str(Path(target).resolve())
+
+
 def display(target: str | Path) -> str:
     """The target without a password, for messages."""
     return make_url(str(target)).render_as_string(hide_password=True) if is_url(target) else str(target)

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from sqlalchemy import Index, case, func, update
+from sqlalchemy import Index, case, func, inspect, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Field, Session, SQLModel, select
 
-from app.store.db import engine_for, migrate
+from app.store.db import engine_for, is_url, migrate
 
 SCOPES = ("report", "curate")
 TOKEN_PREFIX = "flt_"
@@ -95,13 +95,17 @@ class RateLimited(Exception):
 class WrittenStore:
     """Tokens, reports and the inbox on one engine (SQLite file or PostgreSQL)."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, migrate_schema: bool = True):
         self.engine = engine
-        migrate(engine)
+        if migrate_schema:
+            migrate(engine)
 
     @classmethod
     def open(cls, target: str | Path) -> "WrittenStore":
         return cls(engine_for(target))
+
+    def has_tables(self) -> bool:
+        return inspect(self.engine).has_table(ReportRow.__tablename__)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -274,4 +278,15 @@ def close_for_app(app) -> None:
     st = getattr(app.state, "written", None)
     if st is not None:
         del app.state.written
+        st.close()
+
+
+def read_counts(target: str | Path, entry_ids: list[str] | None = None) -> dict[str, Counts]:
+    """Report counts straight from a database, without changing it (for the CLI); {} before any report table."""
+    if not target or (not is_url(target) and not Path(target).is_file()):
+        return {}
+    st = WrittenStore(engine_for(target, readonly=True), migrate_schema=False)
+    try:
+        return st.counts(entry_ids) if st.has_tables() else {}
+    finally:
         st.close()

@@ -1,0 +1,1 @@
+"""Faultline for AI agents: an MCP server (`faultline mcp` over stdio, `/mcp` on the service)."""

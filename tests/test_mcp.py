@@ -1,0 +1,117 @@
+"""The MCP server, driven by the `mcp` SDK's own client: `faultline mcp` over stdio as a real
+subprocess, and the streamable HTTP transport at /mcp on a started service."""
+from __future__ import annotations
+
+import json
+import sys
+
+import anyio
+import jsonschema
+import pytest
+from mcp import Client, StdioServerParameters
+
+from app.store.load import load_into_db
+from app.store.written import WrittenStore
+from tests.conftest import KB, REPO, SEED_LINE
+from tests.service import serve
+
+REFERENCE_LOG = (KB / "examples" / "pytorch" / "nccl-timeout-allreduce" / "torch22-watchdog-terminated-4ranks.composed.log")
+NEGATIVE_LOG = KB / "examples" / "negative" / "java-nullpointerexception.log"
+TOOLS = {"match_log", "get_entry", "search_entries", "list_guides", "get_guide", "report_outcome"}
+
+
+@pytest.fixture(scope="module")
+def own_db(tmp_path_factory):
+    """A database of its own: the outcome reports written here must not change other tests' rates."""
+    db = tmp_path_factory.mktemp("mcpdb") / "faultline.db"
+    load_into_db(KB, db)
+    return db
+
+
+@pytest.fixture(scope="module")
+def service(own_db, tmp_path_factory):
+    with serve(own_db, tmp_path_factory.mktemp("mcpsrv") / "serve.log") as base:
+        yield base
+
+
+def stdio(db, *extra: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "app.cli", "--kb", str(KB), "mcp", *extra,
+                                                               *(["--db", str(db)] if db else [])], cwd=str(REPO))
+
+
+async def call(c: Client, tools: dict, name: str, args: dict) -> dict:
+    r = await c.call_tool(name, args)
+    assert not r.is_error, r.content
+    jsonschema.validate(r.structured_content, tools[name].output_schema)  # the result keeps its promise
+    return r.structured_content
+
+
+async def exercise_read_tools(target) -> None:
+    async with Client(target) as c:
+        listed = (await c.list_tools()).tools
+        tools = {t.name: t for t in listed}
+        assert set(tools) == TOOLS
+        assert all(t.output_schema and t.description for t in listed)
+
+        res = await call(c, tools, "match_log", {"text": REFERENCE_LOG.read_text()})
+        assert res["matches"][0]["id"] == "pytorch/nccl-timeout-allreduce"
+        top = res["matches"][0]
+        assert top["fixes"] and top["avoid"] and top["url"] == "/errors/pytorch/nccl-timeout-allreduce"
+        assert len(json.dumps(res)) < 12000  # concise enough for an agent's context
+        res = await call(c, tools, "match_log", {"text": SEED_LINE, "lang": "zh", "environment": "torch==2.3.1"})
+        assert res["matches"][0]["id"] == "pytorch/nccl-timeout-allreduce"
+        assert "看门狗" in res["matches"][0]["title"]
+        res = await call(c, tools, "match_log", {"text": NEGATIVE_LOG.read_text()})
+        assert res["matches"] == []
+
+        entry = await call(c, tools, "get_entry", {"entry_id": "pytorch/nccl-timeout-allreduce"})
+        assert entry["id"] == "pytorch/nccl-timeout-allreduce" and len(entry["fixes"]) >= 2 and entry["docs"]
+        found = await call(c, tools, "search_entries", {"query": "watchdog", "tag": "nccl", "domain": "pytorch"})
+        assert "pytorch/nccl-timeout-allreduce" in [i["id"] for i in found["items"]]
+        guides = await call(c, tools, "list_guides", {})
+        assert "distributed-hangs" in [g["id"] for g in guides["items"]]
+        guide = await call(c, tools, "get_guide", {"guide_id": "distributed-hangs", "lang": "zh"})
+        assert guide["sections"] and guide["entries"]
+
+        r = await c.call_tool("get_entry", {"entry_id": "pytorch/no-such-entry"})
+        assert r.is_error and "not_found" in r.content[0].text
+        r = await c.call_tool("match_log", {"text": "   "})
+        assert r.is_error and "empty_text" in r.content[0].text
+
+
+def test_stdio_local_database(own_db):
+    anyio.run(exercise_read_tools, stdio(own_db))
+
+
+def test_http_on_the_service(service):
+    anyio.run(exercise_read_tools, f"{service}/mcp")
+
+
+def test_stdio_against_a_server(service):
+    anyio.run(exercise_read_tools, stdio(None, "--server", service))
+
+
+def test_report_outcome_over_http(own_db, service):
+    store = WrittenStore.open(own_db)
+    try:
+        _, token = store.create_token("report", name="mcp-test")
+    finally:
+        store.close()
+
+    async def go():
+        async with Client(f"{service}/mcp") as c:
+            tools = {t.name: t for t in (await c.list_tools()).tools}
+            args = {"entry_id": "pytorch/nccl-timeout-allreduce", "workaround": 1, "worked": True}
+            r = await c.call_tool("report_outcome", args)
+            assert r.is_error and "unauthorized" in r.content[0].text
+            r = await c.call_tool("report_outcome", {**args, "token": "fl_not-a-real-token"})
+            assert r.is_error and "invalid_token" in r.content[0].text
+            first = await call(c, tools, "report_outcome", {**args, "token": token, "note": "fixed by rank 3's OOM"})
+            assert first["entry"] == "pytorch/nccl-timeout-allreduce" and first["repeat"] is False
+            assert "1 report" in first["rate"]
+            again = await call(c, tools, "report_outcome", {**args, "token": token})
+            assert again["repeat"] is True and again["id"] == first["id"]  # counted once
+            r = await c.call_tool("report_outcome", {**args, "workaround": 99, "token": token})
+            assert r.is_error and "not_found" in r.content[0].text
+
+    anyio.run(go)
