@@ -7,7 +7,7 @@ from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.staticfiles import StaticFiles
 
-from app.api import errors, guides, inbox, match, outcomes, problems, system
+from app.api import errors, export, guides, health, inbox, match, openapi, outcomes, problems
 from app.api.middleware import Edge
 from app.mcp.server import mount as mount_mcp
 from app.service import KBService
@@ -39,8 +39,10 @@ def create_app(db_path: str | None = None, kb_root: str | None = None) -> FastAP
     _install_docs(app)
     problems.install(app)
     app.add_middleware(Edge)
+    openapi.install(app)
     app.include_router(match.router)
-    app.include_router(system.router)
+    app.include_router(health.router)
+    app.include_router(export.router)
     app.include_router(guides.router)
     app.include_router(errors.router)
     app.include_router(outcomes.router)

@@ -1,7 +1,9 @@
 """Shared request helpers: the KB snapshot and the negotiated language."""
 from __future__ import annotations
 
-from fastapi import Request
+from typing import Annotated, Optional
+
+from fastapi import Query, Request
 
 from app.i18n.negotiate import negotiate, quality_list
 from app.service import Snapshot
@@ -37,3 +39,10 @@ def split_format(ident: str, known) -> tuple[str, str | None]:
 
 def lang_headers(lang: str) -> dict[str, str]:
     return {"Content-Language": lang, "Vary": "Accept, Accept-Language, Cookie"}
+
+
+# ?lang= on every route: en or zh (regional tags such as zh-CN are accepted and mapped); anything else
+# gets 422 unsupported_language, the same answer everywhere
+LangQuery = Annotated[Optional[str], Query(
+    description="answer language: en or zh (default: the lang cookie, then Accept-Language, then en)",
+    json_schema_extra={"enum": ["en", "zh"]})]

@@ -6,9 +6,11 @@ from typing import Optional
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.api.deps import lang_headers, request_lang, snapshot, split_format, wants_html
+from app.api.deps import LangQuery, lang_headers, request_lang, snapshot, split_format, wants_html
 from app.api.problems import ApiError
 from app.render.markdown import entry_markdown
+from app.schemas.common import errors
+from app.schemas.entries import EntryList, EntryView
 from app.render.view import entry_view
 from app.render.evidence import fix_fields
 from app.store.written import store_for_app
@@ -21,10 +23,14 @@ def list_entries(snap, q: str | None, tag: str | None, domain: str | None) -> li
     return snap.entries.search(q, tag, domain)
 
 
-@router.get("/errors", summary="List and search entries")
+_HTML = {"text/html": {"schema": {"type": "string"}, "description": "the page, for browsers (Accept: text/html)"}}
+
+
+@router.get("/errors", summary="List and search entries", response_model=EntryList,
+            responses={200: {"content": _HTML}, **errors(422)})
 def errors_index(request: Request, q: Optional[str] = Query(None, max_length=500), tag: Optional[str] = None,
                  domain: Optional[str] = None, page: int = Query(1, ge=1, le=100000),
-                 per_page: int = Query(20, ge=1, le=200), lang: Optional[str] = None):
+                 per_page: int = Query(20, ge=1, le=200), lang: LangQuery = None):
     chosen = request_lang(request, lang)
     snap = snapshot(request)
     ids = list_entries(snap, q, tag, domain)
@@ -49,8 +55,12 @@ def errors_index(request: Request, q: Optional[str] = Query(None, max_length=500
     return JSONResponse(body, headers=lang_headers(chosen))
 
 
-@router.get("/errors/{entry_id:path}", summary="One entry (JSON, HTML, or .json / .md export)")
-def error_detail(entry_id: str, request: Request, lang: Optional[str] = None):
+@router.get("/errors/{entry_id:path}", summary="One entry (JSON, HTML, or .json / .md export)",
+            response_model=EntryView,
+            responses={200: {"content": {**_HTML, "text/markdown": {"schema": {"type": "string"},
+                                                                      "description": "with the suffix .md"}}},
+                       **errors(404, 422)})
+def error_detail(entry_id: str, request: Request, lang: LangQuery = None):
     chosen = request_lang(request, lang)
     snap = snapshot(request)
     entry_id, fmt = split_format(entry_id, snap.entries)

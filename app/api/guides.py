@@ -6,16 +6,21 @@ from typing import Optional
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.api.deps import lang_headers, request_lang, snapshot, split_format, wants_html
+from app.api.deps import LangQuery, lang_headers, request_lang, snapshot, split_format, wants_html
 from app.api.problems import ApiError
 from app.render.markdown import guide_markdown
 from app.render.view import guide_view
+from app.schemas.common import errors
+from app.schemas.entries import GuideList, GuideView
+
+_HTML = {"text/html": {"schema": {"type": "string"}, "description": "the page, for browsers (Accept: text/html)"}}
 
 router = APIRouter(tags=["guides"])
 
 
-@router.get("/guides", summary="List guides")
-def guides_index(request: Request, lang: Optional[str] = None):
+@router.get("/guides", summary="List guides", response_model=GuideList,
+            responses={200: {"content": _HTML}, **errors(422)})
+def guides_index(request: Request, lang: LangQuery = None):
     chosen = request_lang(request, lang)
     snap = snapshot(request)
     if wants_html(request):
@@ -27,8 +32,11 @@ def guides_index(request: Request, lang: Optional[str] = None):
     return JSONResponse({"lang": chosen, "items": items}, headers=lang_headers(chosen))
 
 
-@router.get("/guides/{guide_id}", summary="One guide (JSON, HTML, or .json / .md export)")
-def guide_detail(guide_id: str, request: Request, lang: Optional[str] = None):
+@router.get("/guides/{guide_id}", summary="One guide (JSON, HTML, or .json / .md export)", response_model=GuideView,
+            responses={200: {"content": {**_HTML, "text/markdown": {"schema": {"type": "string"},
+                                                                      "description": "with the suffix .md"}}},
+                       **errors(404, 422)})
+def guide_detail(guide_id: str, request: Request, lang: LangQuery = None):
     chosen = request_lang(request, lang)
     snap = snapshot(request)
     guide_id, fmt = split_format(guide_id, snap.guides)

@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, Optional, Union
+from urllib.parse import parse_qsl
+from typing import Any, Optional, Union
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field, StrictInt, ValidationError
 
-from app.api.deps import lang_headers, snapshot
+from app.api.deps import LangQuery, lang_headers, request_lang, snapshot
 from app.api.problems import ApiError
-from app.i18n.negotiate import explicit, negotiate
+from app.i18n.negotiate import explicit
 from app.render.match import match_text
 from app.schemas.match import MatchResponse
 from app.settings import MAX_BODY_BYTES
@@ -24,7 +25,8 @@ class MatchRequest(BaseModel):
         None, description="Versions: a dict like {'torch': '2.3.1'} or pasted pip freeze / collect_env / accelerate env text"
     )
     limit: StrictInt = Field(5, ge=1, le=50)
-    lang: Optional[Literal["en", "zh"]] = None
+    lang: Optional[str] = Field(None, description="en or zh (regional tags such as zh-CN are accepted)",
+                                json_schema_extra={"enum": ["en", "zh", None]})
 
 
 _OPENAPI = {
@@ -72,6 +74,14 @@ def _clean_json(data: Any) -> Any:
     return data
 
 
+_TEXT_TYPES = {"", "text/plain", "text/x-log", "application/octet-stream"}
+
+
+def _is_form(text: str) -> bool:
+    """A urlencoded form with a 'text' field (not a raw log that curl labelled as a form)."""
+    return text.startswith("text=") or "&text=" in text[:4096]
+
+
 def parse_match_body(body: bytes, content_type: str) -> MatchRequest:
     text = body.decode("utf-8", errors="replace")
     if "json" in content_type:
@@ -94,8 +104,22 @@ def parse_match_body(body: bytes, content_type: str) -> MatchRequest:
         except ValidationError as exc:
             msg = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()) or "invalid request"
             raise ApiError(422, "invalid_request", msg)
+    elif content_type.startswith("application/x-www-form-urlencoded") and _is_form(text):
+        fields = dict(parse_qsl(text, keep_blank_values=True))
+        try:
+            req = MatchRequest(text=fields.get("text", ""), environment=fields.get("environment") or None,
+                               lang=fields.get("lang") or None,
+                               limit=int(fields["limit"]) if fields.get("limit", "").isdigit() else 5)
+        except ValidationError as exc:
+            msg = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()) or "invalid request"
+            raise ApiError(422, "invalid_request", msg)
+    elif content_type.split(";")[0].strip() in _TEXT_TYPES or content_type.startswith("application/x-www-form-urlencoded"):
+        # a raw log (curl --data-binary sends a file as x-www-form-urlencoded unless told otherwise)
+        req = MatchRequest(text=text)  # invalid UTF-8 bytes were replaced, never surrogates
     else:
-        req = MatchRequest(text=text)  # text/plain; invalid UTF-8 bytes were replaced, never surrogates
+        raise ApiError(415, "unsupported_media_type",
+                       f"cannot match a {content_type.split(';')[0]} body; send application/json, text/plain "
+                       "or a form with a 'text' field")
     if not req.text.strip():
         raise ApiError(422, "empty_text", "the text to match is empty; paste a traceback or log")
     return req
@@ -103,10 +127,10 @@ def parse_match_body(body: bytes, content_type: str) -> MatchRequest:
 
 @router.post("/match", openapi_extra=_OPENAPI, response_model=MatchResponse,
              summary="Match a traceback or log against the knowledge base")
-async def match(request: Request, lang: Optional[str] = None, limit: Optional[int] = None) -> Any:
+async def match(request: Request, lang: LangQuery = None, limit: Optional[int] = None) -> Any:
     body = await read_body(request)
     req = parse_match_body(body, request.headers.get("content-type", "").lower())
-    chosen = explicit(req.lang) or negotiate(lang, request.headers.get("accept-language"))
+    chosen = explicit(req.lang) or request_lang(request, lang)
     n = req.limit if limit is None else limit
     if not 1 <= n <= 50:
         raise ApiError(422, "invalid_request", "limit must be between 1 and 50")
