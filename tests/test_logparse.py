@@ -112,8 +112,13 @@ def test_masking_makes_runs_comparable():
 
 def test_huge_and_odd_input_is_bounded():
     p = parse_log("x" * 100000 + "\n" + "\r\n".join(["line"] * 30000))
-    assert p.truncated and len(p.lines) == 20000
-    assert len(p.lines[0].raw) <= 4000
+    # 30,001 lines: the head and the tail are kept, the middle is dropped and reported
+    assert p.truncated and len({ln.no for ln in p.lines}) == 20000
+    assert p.dropped["lines"] == 10001 and p.dropped["from_line"] == 2001 and p.dropped["to_line"] == 12001
+    assert p.lines[-1].no == 30001
+    # the 100,000-character first line is scanned in pieces, none longer than 4,000 characters
+    first = [ln for ln in p.lines if ln.no == 1]
+    assert len(first) == 25 and all(len(ln.raw) <= 4000 for ln in first) and p.dropped["long_lines_split"] == 1
 
 
 def test_dataloader_worker_wrapper_points_to_the_original_exception():

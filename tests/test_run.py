@@ -2,6 +2,7 @@
 diagnosis on failure, the command's own exit code, and signals reaching its process group."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -178,3 +179,53 @@ def test_diagnosis_from_a_server(kb_db, started_service):  # noqa: F811
             extra=("--server", "http://127.0.0.1:9"))
     err = r.stderr.decode()
     assert r.returncode == 4 and "no diagnosis: cannot reach http://127.0.0.1:9" in err and "Traceback" not in err
+
+
+# --- `faultline match`: standard input, --server, --format ---------------------------------------
+
+DESYNC = "\n".join(
+    f"[rank{r}]:[E ProcessGroupNCCL.cpp:523] [Rank {r}] Watchdog caught collective operation timeout: "
+    f"WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600081 "
+    "milliseconds before timing out." for r, seq in ((0, 1201), (1, 1198))) + "\n"
+
+
+def match(*args: str, input: bytes) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "app.cli", "--kb", str(KB), "match", *args], input=input,
+                          capture_output=True, cwd=REPO, timeout=120)
+
+
+def test_match_from_stdin_on_a_server_in_every_format(kb_db, started_service):  # noqa: F811
+    log = OOM_LOG.read_bytes()
+    r = match("-", "--server", started_service, input=log)
+    out = r.stdout.decode()
+    assert r.returncode == 0, r.stderr.decode()
+    assert out.startswith("First failure (rank 3): [rank3]: torch.OutOfMemoryError: CUDA out of memory.")
+    assert "[pytorch/cuda-out-of-memory]" in out and "(rates are estimates)" in out
+    assert "it explains the first failure in the log" in out  # the reasons
+
+    as_json = json.loads(match("-", "--server", started_service, "--format", "json", input=log).stdout)
+    alias = json.loads(match("-", "--db", str(kb_db), "--json", input=log).stdout)  # --json still works, locally
+    assert as_json["matches"][0]["id"] == alias["matches"][0]["id"] == "pytorch/cuda-out-of-memory"
+    assert as_json["root_cause"]["rank"] == alias["root_cause"]["rank"] == 3
+
+    md = match("-", "--server", started_service, "--format", "md", input=log).stdout.decode()
+    assert md.startswith("# Matches") and "**First failure (rank 3)**" in md
+    assert f"## 1. [CUDA out of memory" in md and f"]({started_service}/errors/pytorch/cuda-out-of-memory)" in md
+    assert "```" in md and "~~" in md  # commands fenced, dead ends struck through
+
+
+def test_match_text_in_chinese_with_findings(kb_db):
+    r = match("--db", str(kb_db), "--lang", "zh", "-", input=DESYNC.encode())
+    out = r.stdout.decode()
+    res = json.loads(match("--db", str(kb_db), "--lang", "zh", "--format", "json", "-", input=DESYNC.encode()).stdout)
+    assert res["findings"], "two ranks stuck at different SeqNum are a finding"
+    assert f"! {res['findings'][0]['message']}" in out
+    assert "最早的失败 (rank" in out and "比率为估计值" in out
+    for why in res["matches"][0]["why"]:
+        assert why["text"] in out and not why["text"].isascii()  # reasons in the chosen language
+
+
+def test_match_with_an_unreachable_server_says_so(kb_db):
+    r = match("-", "--server", "http://127.0.0.1:9", input=b"RuntimeError: boom\n")
+    err = r.stderr.decode()
+    assert r.returncode == 1 and "cannot reach http://127.0.0.1:9" in err and "Traceback" not in err

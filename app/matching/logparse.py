@@ -10,8 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from app.matching.decode import repair_text
+from app.matching.lines import Frame, Line, LineKind, PyException  # noqa: F401 - re-exported
+from app.matching.tracebacks import Budget, scan_stream
+
 MAX_LINES = 20000
-MAX_LINE_CHARS = 4000
+MAX_LINE_CHARS = 4000  # longer lines are scanned in pieces of at most this many characters
+HEAD_LINES = 2000  # a paste over MAX_LINES keeps its first HEAD_LINES lines and its last lines
 
 # Prefixes a launcher or logger puts in front of a line, removed repeatedly.
 # [rank3]: (torch>=2.3 excepthook, c10 logs) | [default0]: (torchrun --tee) | [1,3]<stderr>: or
@@ -23,77 +28,42 @@ _RANK_PREFIX = re.compile(
 # "worker-1: " (pdsh / DeepSpeed launcher): lowercase host names only, so "RuntimeError: [" is never taken
 _HOST_PREFIX = re.compile(
     r"^(?!(?:error|warning|warn|info|debug|fatal|note|hint|caused|from|at|in)\b)"
-    r"(?:[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*|\d+\.\d+\.\d+\.\d+): (?=\[|\S+:\d+:\d+ \[|Traceback|\s)"
+    r"(?:[a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,8}|\d+\.\d+\.\d+\.\d+): (?=\[|\S+:\d+:\d+ \[|Traceback|\s)"
 )
 _TS_PREFIXES = [
     # 2024-05-01 12:00:00,123 / [2024-05-01 12:00:00.123] / 2024-05-01T12:00:00Z
-    re.compile(r"^\[?(\d{4})-(\d{2})-(\d{2})[ T_](\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(?:Z|[+-]\d{2}:?\d{2})?\]?\s*"),
+    re.compile(r"^\[?(\d{4})[-/](\d{2})[-/](\d{2})[ T_](\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(?:Z|[+-]\d{2}:?\d{2})?\]?\s*"),
     # glog / c10: [E1203 12:00:00.123456789 ProcessGroupNCCL.cpp:1234] or W1203 12:00:00.123000 123 api.py:12]
     re.compile(r"^\[?[IWEF](\d{1,2})(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?: +\d+)? [\w/.-]+:\d+\]\s*"),
 ]
 # Kubernetes CRI log lines ("<RFC3339 time> stderr F ", time taken by _TS_PREFIXES), docker compose ("trainer-1  | ")
-_STREAM_PREFIX = re.compile(r"^(?:(?:stdout|stderr) [FP] |[a-z0-9][\w.-]*[-_]\d+\s+\| )")
+_STREAM_PREFIX = re.compile(r"^(?:(?:stdout|stderr) [FP] |[a-z0-9][\w.-]{0,62}[-_]\d{1,6}\s{1,40}\| )")
 _LEVEL_PREFIX = re.compile(r"^\[[IWEF] [\w.]+:\d+\]\s*")  # [E ProcessGroupNCCL.cpp:828] (torch<=2.1)
+# Job runners and loggers: "[stderr] " tags, Ray workers "(RayTrainWorker pid=123, ip=10.0.0.1) ",
+# kubectl logs --prefix "[pod/trainer-0/pytorch] ", Python logging "ERROR:root:" / "- name - ERROR - ",
+# loguru "| ERROR    | module:function:42 - "
+_RUNNER_PREFIX = re.compile(
+    r"^(?:\[(?:stderr|stdout|STDERR|STDOUT)\]:?\s*|<std(?:err|out)>:?\s*|(?:stderr|stdout|STDERR|STDOUT): "
+    r"|\((?:[^()=\s]{1,80}\s{1,4})?pid=\d{1,9}(?:,\s?[\w.-]{1,40}=[^,()\s]{1,80}){0,8}\)\s*"
+    r"|\[pod/[^\]\s/]{1,128}/[^\]\s]{1,128}\]\s*"
+    r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]{1,80}:"
+    r"|(?:- )?[\w.]{1,80} - (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - "
+    r"|\| ?(?:TRACE|DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL) {0,4}\| ?[\w.<>-]{1,80}:[\w.<>-]{1,80}:\d{1,6} - )"
+)
+# PowerShell puts "python : " before the first line a native command writes to stderr
+_PS_NATIVE = re.compile(r"^[\w.-]{1,64} : (?=Traceback|\S+Error\b|\S+Exception\b)")
+# mp.spawn's ProcessExitedException: the process index is the rank that died
+_PROCESS_EXIT = re.compile(r"process (\d+) terminated with (?:exit code (-?\d+)|signal (SIG[A-Z]+))")
 _NCCL_LINE = re.compile(r"^(\S+):(\d+):(\d+) \[(\d+)\] NCCL (INFO|WARN|TRACE|ERROR)\b")
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
-_TRACEBACK = "Traceback (most recent call last):"
-# IPython / Jupyter: "ValueError                                Traceback (most recent call last)"
-_IPY_TRACEBACK = re.compile(r"^([A-Za-z_][\w.]*)\s{2,}Traceback \(most recent call last\)")
-# DataLoader workers and DataParallel replicas re-raise "Caught X in ..." and print the original after this
-_ORIGINAL_TRACEBACK = "Original Traceback (most recent call last):"
-# torch.multiprocessing.spawn prints the child's traceback under this line, after ProcessRaisedException
-_SPAWN_CHILD = re.compile(r"^-- Process \d+ terminated with the following error:$")
-_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+), in (.+)$')
-_EXC_LINE = re.compile(
-    r"^((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Failure|Warning|Fault|Timeout))(?:: ?(.*))?$"
-)
-_CHAIN_CAUSE = "The above exception was the direct cause of the following exception:"
-_CHAIN_DURING = "During handling of the above exception, another exception occurred:"
-_WHAT = re.compile(r"^\s*what\(\):\s+(.*)$")
-_CPP_RAISED = re.compile(r"^Exception raised from (\S+) at (\S+):(\d+)")
-_CPP_FRAME = re.compile(r"^frame #\d+:")
+# CSI sequences and OSC strings (ended by BEL or ESC \\); an OSC scan stops at the next ESC, so it is linear
+_ANSI = re.compile(r"(?:\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?)+")
 _VERSION_HINTS = [  # (package, cheap substring test, pattern)
     ("nccl", "NCCL version", re.compile(r"NCCL version (\d+\.\d+\.\d+)")),
     ("python", "python3.", re.compile(r"python(3\.\d+)/(?:site|dist)-packages")),
     ("torch", "torch", re.compile(r"\btorch(?:==| version:? ?)(\d+\.\d+\.\d+)")),
     ("cuda", "CUDA Version", re.compile(r"CUDA Version: (\d+\.\d+)")),
 ]
-
-
-@dataclass
-class Line:
-    no: int  # 1-based line number in the paste
-    raw: str
-    text: str  # prefixes removed
-    rank: int | None = None
-    ts: float | None = None  # sortable within one log (month, day, seconds)
-    indented: bool = False  # the text (after prefixes) started with whitespace
-    block: int | None = None  # for an exception's message lines: the line number of the exception line
-    ets: float = 0.0  # effective time: own timestamp, else the last one seen before it (same rank first)
-    kind: str = "text"  # text | frame | code | traceback | exception | what | cpp | cppframe | nccl | chain
-
-
-@dataclass
-class Frame:
-    file: str
-    line: int
-    function: str
-    library: bool
-
-
-@dataclass
-class PyException:
-    type: str
-    message: str
-    line: Line
-    frames: list[Frame] = field(default_factory=list)
-    cause_of: "PyException | None" = None  # the exception raised while handling / from this one
-    chained_from: "PyException | None" = None
-
-    @property
-    def rank(self) -> int | None:
-        return self.line.rank
 
 
 @dataclass
@@ -112,6 +82,8 @@ class ParsedLog:
     failed_ranks: list[FailedRank]
     versions: dict[str, str]
     truncated: bool = False
+    dropped: dict[str, int] = field(default_factory=dict)  # what was cut or split, and where
+    encoding: str | None = None  # set when the text was repaired (UTF-16 read as 8-bit)
 
     @property
     def ranks(self) -> list[int]:
@@ -131,9 +103,10 @@ def _ts_key(groups: tuple, has_year: bool) -> float:
 
 _ANY_PREFIX = re.compile(
     "|".join(f"(?:{rx.pattern.lstrip('^')})"
-             for rx in [_HOST_PREFIX, _STREAM_PREFIX, _RANK_PREFIX, *_TS_PREFIXES, _LEVEL_PREFIX])
+             for rx in [_HOST_PREFIX, _STREAM_PREFIX, _RANK_PREFIX, *_TS_PREFIXES, _LEVEL_PREFIX, _RUNNER_PREFIX,
+                        _PS_NATIVE])
 )
-_PREFIX_START = frozenset("[IWEFr0123456789" + "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_PREFIX_START = frozenset("[IWEFr0123456789(<|-" + "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 def _strip(raw: str) -> tuple[str, int | None, float | None]:
@@ -144,7 +117,7 @@ def _strip(raw: str) -> tuple[str, int | None, float | None]:
     for _ in range(8):
         if not text or text[0] not in _PREFIX_START or not _ANY_PREFIX.match(text):
             break
-        m = _STREAM_PREFIX.match(text) or _HOST_PREFIX.match(text)
+        m = _STREAM_PREFIX.match(text) or _RUNNER_PREFIX.match(text) or _HOST_PREFIX.match(text) or _PS_NATIVE.match(text)
         if m:
             text = text[m.end():]
             continue
@@ -165,10 +138,6 @@ def _strip(raw: str) -> tuple[str, int | None, float | None]:
             break
         text = text[m.end():]
     return text, rank, ts
-
-
-def _is_library(path: str) -> bool:
-    return any(s in path for s in ("site-packages", "dist-packages", "/lib/python", "<frozen", "torch/"))
 
 
 def _unwrap(raw_lines: list[str]) -> list[str]:
@@ -194,30 +163,57 @@ def _unwrap(raw_lines: list[str]) -> list[str]:
     return out
 
 
-def parse_log(text: str) -> ParsedLog:
-    raw_lines = _unwrap(text.splitlines())
-    truncated = len(raw_lines) > MAX_LINES
-    if truncated:  # keep the end: that is where errors are
-        raw_lines = raw_lines[-MAX_LINES:]
+def _bound_lines(raw_lines: list[str]) -> tuple[list[tuple[int, str]], int]:
+    """Number the lines; over MAX_LINES keep the head (the first error is often at the top) and the tail."""
+    numbered = list(enumerate(raw_lines, 1))
+    if len(numbered) <= MAX_LINES:
+        return numbered, 0
+    tail = MAX_LINES - HEAD_LINES
+    return numbered[:HEAD_LINES] + numbered[-tail:], len(numbered) - MAX_LINES
+
+
+def _pieces(text: str) -> list[str]:
+    """A line over MAX_LINE_CHARS, in pieces cut at a space where there is one near the limit."""
+    out: list[str] = []
+    start = 0
+    while len(text) - start > MAX_LINE_CHARS:
+        end = start + MAX_LINE_CHARS
+        cut = text.rfind(" ", end - 1000, end)
+        end = cut + 1 if cut > start else end
+        out.append(text[start:end])
+        start = end
+    out.append(text[start:])
+    return out
+
+
+def _versions(ln: Line, versions: dict[str, str]) -> None:
+    for pkg, probe, rx in _VERSION_HINTS:
+        if pkg not in versions and probe in ln.text:
+            vm = rx.search(ln.text)
+            if vm:
+                versions[pkg] = vm.group(1)
+
+
+def _make_lines(numbered: list[tuple[int, str]], versions: dict[str, str]) -> tuple[list[Line], int]:
     lines: list[Line] = []
-    versions: dict[str, str] = {}
-    for i, raw in enumerate(raw_lines, 1):
-        if len(raw) > MAX_LINE_CHARS:
-            raw = raw[:MAX_LINE_CHARS]
+    split = 0
+    for no, raw in numbered:
         if "\x1b" in raw:
             raw = _ANSI.sub("", raw)
         stripped, rank, ts = _strip(raw)
-        ln = Line(no=i, raw=raw.rstrip(), text=stripped.strip(), rank=rank, ts=ts,
-                  indented=stripped[:1] in (" ", "\t"))
-        m = _NCCL_LINE.match(ln.text)
-        if m:
-            ln.kind = "nccl"
-        for pkg, probe, rx in _VERSION_HINTS:
-            if pkg not in versions and probe in ln.text:
-                vm = rx.search(ln.text)
-                if vm:
-                    versions[pkg] = vm.group(1)
-        lines.append(ln)
+        pieces = [stripped] if len(stripped) <= MAX_LINE_CHARS else _pieces(stripped)
+        split += len(pieces) > 1
+        for k, piece in enumerate(pieces):
+            ln = Line(no=no, raw=(raw if len(pieces) == 1 else piece).rstrip(), text=piece.strip(), rank=rank,
+                      ts=ts, indented=k == 0 and piece[:1] in (" ", "\t"))
+            if _NCCL_LINE.match(ln.text):
+                ln.kind = "nccl"
+            _versions(ln, versions)
+            lines.append(ln)
+    return lines, split
+
+
+def _effective_times(lines: list[Line]) -> None:
     last_by_rank: dict[int | None, float] = {}
     last_any = 0.0
     for ln in lines:
@@ -225,8 +221,25 @@ def parse_log(text: str) -> ParsedLog:
             ln.ets = last_by_rank[ln.rank] = last_any = ln.ts
         else:
             ln.ets = last_by_rank.get(ln.rank, last_any)
+
+
+def parse_log(text: str) -> ParsedLog:
+    text, repaired = repair_text(text)
+    numbered, dropped_lines = _bound_lines(_unwrap(text.splitlines()))
+    versions: dict[str, str] = {}
+    lines, split = _make_lines(numbered, versions)
+    _effective_times(lines)
     exceptions = _tracebacks(lines)
-    return ParsedLog(lines, exceptions, _failed_ranks(lines), versions, truncated)
+    dropped = {}
+    if dropped_lines:
+        dropped = {"lines": dropped_lines, "from_line": HEAD_LINES + 1, "to_line": HEAD_LINES + dropped_lines}
+    if split:
+        dropped["long_lines_split"] = split
+    failed = _failed_ranks(lines)
+    parsed = ParsedLog(lines, exceptions, failed or _spawn_exits(lines), versions, bool(dropped_lines))
+    parsed.dropped = dropped
+    parsed.encoding = repaired
+    return parsed
 
 
 def _streams(lines: list[Line]) -> dict[int | None, list[Line]]:
@@ -237,102 +250,11 @@ def _streams(lines: list[Line]) -> dict[int | None, list[Line]]:
 
 
 def _tracebacks(lines: list[Line]) -> list[PyException]:
-    """Find Python tracebacks and C++ what() messages in every rank's stream."""
+    """Find Python tracebacks and C++ what() messages in every rank's stream (app/matching/tracebacks.py)."""
+    budget = Budget(MAX_LINES)  # look-ahead lines, shared by the whole log (hostile input)
     found: list[PyException] = []
-    budget = [MAX_LINES]  # look-ahead lines for IPython headers, shared by the whole log (hostile input)
     for stream in _streams(lines).values():
-        pending_chain: str | None = None
-        spawn_child = False
-        prev: PyException | None = None
-        i = 0
-        n = len(stream)
-        while i < n:
-            ln = stream[i]
-            t = ln.text
-            if t in (_CHAIN_CAUSE, _CHAIN_DURING):
-                ln.kind = "chain"
-                pending_chain = t
-                i += 1
-                continue
-            wm = _WHAT.match(t)
-            if wm:
-                ln.kind = "what"
-                found.append(PyException("C++ exception", wm.group(1), ln))
-                i += 1
-                continue
-            if _CPP_RAISED.match(t):
-                ln.kind = "cpp"
-            elif _CPP_FRAME.match(t):
-                ln.kind = "cppframe"
-            ipy = _IPY_TRACEBACK.match(t)
-            if ipy:  # the exception line is the first line further on that starts with the same type
-                ln.kind = "traceback"
-                want = ipy.group(1)
-                for k in range(i + 1, min(n, i + 400)):
-                    budget[0] -= 1
-                    if budget[0] < 0 or _IPY_TRACEBACK.match(stream[k].text):
-                        break
-                    em = _EXC_LINE.match(stream[k].text)
-                    if em and em.group(1) == want:
-                        stream[k].kind = "exception"
-                        stream[k].block = stream[k].no
-                        exc = PyException(em.group(1), (em.group(2) or "").strip(), stream[k])
-                        found.append(exc)
-                        prev = exc
-                        i = k
-                        break
-                i += 1
-                continue
-            if _SPAWN_CHILD.match(t):
-                spawn_child = True
-                i += 1
-                continue
-            if t not in (_TRACEBACK, _ORIGINAL_TRACEBACK):
-                i += 1
-                continue
-            original_of = prev if (t == _ORIGINAL_TRACEBACK or spawn_child) else None
-            spawn_child = False
-            ln.kind = "traceback"
-            frames: list[Frame] = []
-            i += 1
-            while i < n:
-                fm = _FRAME.match(stream[i].text)
-                if fm:
-                    stream[i].kind = "frame"
-                    frames.append(Frame(fm.group(1), int(fm.group(2)), fm.group(3), _is_library(fm.group(1))))
-                    i += 1
-                    continue
-                nxt = stream[i]
-                if nxt.text and (nxt.indented and not _EXC_LINE.match(nxt.text) or set(nxt.text) <= set("^~ ")):
-                    nxt.kind = "code"
-                    i += 1
-                    continue
-                break
-            # the exception line: first line matching "Type: message" (skip blank lines)
-            while i < n and not stream[i].text:
-                i += 1
-            if i < n:
-                em = _EXC_LINE.match(stream[i].text)
-                if em:
-                    stream[i].kind = "exception"
-                    stream[i].block = stream[i].no
-                    exc = PyException(em.group(1), (em.group(2) or "").strip(), stream[i], frames)
-                    # an indented continuation belongs to the message ("\tMissing key(s) in state_dict: ...")
-                    k = i + 1
-                    while k < n and k - i <= 50 and stream[k].indented and stream[k].text and not _FRAME.match(stream[k].text):
-                        stream[k].block = stream[i].no
-                        k += 1
-                    if original_of is not None:  # the wrapper was raised because of this one
-                        original_of.chained_from = exc
-                        exc.cause_of = original_of
-                    elif pending_chain and prev is not None:
-                        exc.chained_from = prev
-                        prev.cause_of = exc
-                    found.append(exc)
-                    prev = exc
-                    pending_chain = None
-                    i += 1
-                    continue
+        found += scan_stream(stream, budget)
     return found
 
 
@@ -385,4 +307,14 @@ def _failed_ranks(lines: list[Line]) -> list[FailedRank]:
         if t.startswith("=====") and cur is not None:
             flush()
     flush()
+    return out
+
+
+def _spawn_exits(lines: list[Line]) -> list[FailedRank]:
+    """torch.multiprocessing.spawn: "process 1 terminated with signal SIGKILL" names the process (rank) that died."""
+    out: list[FailedRank] = []
+    for ln in lines:
+        if "terminated with" in ln.text and (m := _PROCESS_EXIT.search(ln.text)):
+            out.append(FailedRank(rank=int(m.group(1)), exitcode=int(m.group(2)) if m.group(2) else None,
+                                  signal=m.group(3), time=None, first=not out))
     return out

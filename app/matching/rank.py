@@ -32,6 +32,7 @@ from app.matching.result import (
 )
 from app.matching.roots import Incident, choose_root, is_cause, origin_of
 
+SIMILAR_LINE_CHARS = 400
 _LAUNCHER_FAILED = re2.compile(r"failed \(exitcode: -?\d+\) local_rank: (\d+)")
 
 
@@ -44,7 +45,32 @@ def confidence_for(specificity: int, cfg: RankConfig = DEFAULT) -> float:
 
 def find_hits(index: MatchIndex, parsed: ParsedLog, cfg: RankConfig = DEFAULT) -> list[Hit]:
     hits = index.hits(parsed)
-    return hits + truncated_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg)
+    hits += truncated_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg)
+    return hits + bare_kill_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg)
+
+
+# A run that ends in a bare "Killed" (the shell's report of SIGKILL) or a launcher's exit code -9 / 137
+_BARE_KILL = re2.compile(
+    r"^(?:Killed|Killed: 9)$"
+    r"|(?i:exit(?:ed)?(?: with)? (?:code|status)|exitcode|return code|returncode)\W{0,3}(?:-9|137)\b"
+)
+# what the KB knows a SIGKILL of a worker by (the entry that matches it says what to do)
+_KILL_PROBE = "traceback : Signal 9 (SIGKILL) received by PID 1"
+
+
+def bare_kill_hits(index: MatchIndex, parsed: ParsedLog, already: set[str], cfg: RankConfig = DEFAULT) -> list[Hit]:
+    """A training log that ends in a bare kill: the host's out-of-memory killer, at lower confidence."""
+    tail = [ln for ln in parsed.lines[-8:] if ln.text]
+    kill = next((ln for ln in reversed(tail[-5:]) if _BARE_KILL.search(ln.text)), None)
+    if kill is None:
+        return []
+    spec = int(-math.log(1 - cfg.killed_confidence) * cfg.spec_scale) + 1
+    out = []
+    for h in index.hits(parse_log(_KILL_PROBE)):
+        if h.sig.entry_id not in already:
+            already.add(h.sig.entry_id)
+            out.append(Hit(SigSpec(h.sig.entry_id, "bare-kill", "", True, None, (), spec), kill))
+    return out
 
 
 def truncated_hits(index: MatchIndex, parsed: ParsedLog, already: set[str], cfg: RankConfig = DEFAULT) -> list[Hit]:
@@ -89,6 +115,8 @@ def score_entry(index: MatchIndex, m: EntryMatch, root: Line | None, root_is_cau
     names = {h.sig.name for h in m.hits}
     conf = min(cfg.confidence_cap, conf + cfg.extra_signature_confidence * (len(names) - 1))
     m.why.append(Reason("signature_matched", {"sig": best.sig.name, "line": best.line.no, "rank": best.line.rank}))
+    if best.sig.name == "bare-kill":
+        m.why.append(Reason("host_oom_kill"))
     score = conf
     if root is not None and _explains(m, root):
         m.on_root = True
@@ -148,8 +176,9 @@ def related_entries(index: MatchIndex, parsed: ParsedLog, ranked: list[EntryMatc
         have.update(r.entry_id for r in extra)
         related = extra + related
     if not confident:
-        err_lines = [x.line.text for x in parsed.exceptions] or [ln.text for ln in parsed.lines[-20:]]
-        for eid, s in index.similar("\n".join(err_lines), limit=3, exclude={m.entry_id for m in weak}):
+        err_lines = [x.line.text for x in parsed.exceptions[-20:]] or [ln.text for ln in parsed.lines[-20:]]
+        words = "\n".join(t[:SIMILAR_LINE_CHARS] for t in err_lines)  # words enough; masking is per character
+        for eid, s in index.similar(words, limit=3, exclude={m.entry_id for m in weak}):
             if s >= cfg.similar_cutoff:
                 related.append(Related(eid, s, Reason("similar_words")))
     return related

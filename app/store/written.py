@@ -191,31 +191,27 @@ class WrittenStore:
             return row, True
 
     def counts(self, entry_ids: list[str] | None = None) -> dict[str, Counts]:
-        """Report counts per entry (all entries when ``entry_ids`` is None)."""
+        """Report counts per entry (all entries when ``entry_ids`` is None), in one grouped query."""
         out: dict[str, Counts] = {}
+        fixed: dict[tuple[str, int], bool] = {}  # (entry, reporter) -> did some workaround work for them
+        q = select(ReportRow.entry_id, ReportRow.target_kind, ReportRow.target_key, ReportRow.worked,
+                   ReportRow.token_id, func.count()).group_by(
+            ReportRow.entry_id, ReportRow.target_kind, ReportRow.target_key, ReportRow.worked, ReportRow.token_id)
+        if entry_ids is not None:
+            q = q.where(ReportRow.entry_id.in_(entry_ids))
         with Session(self.engine, expire_on_commit=False) as s:
-            q = select(ReportRow.entry_id, ReportRow.target_kind, ReportRow.target_key, ReportRow.worked,
-                       func.count()).group_by(ReportRow.entry_id, ReportRow.target_kind, ReportRow.target_key,
-                                              ReportRow.worked)
-            if entry_ids is not None:
-                q = q.where(ReportRow.entry_id.in_(entry_ids))
-            for eid, kind, key, worked, n in s.exec(q):
-                c = out.setdefault(eid, Counts())
-                pair = c.targets.setdefault((kind, key), [0, 0])
-                pair[0 if worked else 1] += n
-            # an entry is fixed for a reporter when any workaround worked for them
-            worked_int = func.max(_case(ReportRow.worked.is_(True), 1, 0))
-            q = (select(ReportRow.entry_id, ReportRow.token_id, worked_int)
-                 .where(ReportRow.target_kind == "workaround")
-                 .group_by(ReportRow.entry_id, ReportRow.token_id))
-            if entry_ids is not None:
-                q = q.where(ReportRow.entry_id.in_(entry_ids))
-            for eid, _tok, fixed in s.exec(q):
-                c = out.setdefault(eid, Counts())
-                if fixed:
-                    c.fixed += 1
-                else:
-                    c.not_fixed += 1
+            rows = list(s.exec(q))
+        for eid, kind, key, worked, tok, n in rows:
+            c = out.setdefault(eid, Counts())
+            pair = c.targets.setdefault((kind, key), [0, 0])
+            pair[0 if worked else 1] += n
+            if kind == "workaround":
+                fixed[(eid, tok)] = fixed.get((eid, tok), False) or bool(worked)
+        for (eid, _tok), ok in fixed.items():
+            if ok:
+                out[eid].fixed += 1
+            else:
+                out[eid].not_fixed += 1
         return out
 
     def counts_for(self, entry_id: str) -> Counts:

@@ -1,6 +1,6 @@
 """Real example logs for the family entries (ml/...): version skew between ML libraries, missing
 optional packages, a local file or folder shadowing a library, launchers that only report that a
-child failed, and benign lines people mistake for the cause (the tokenizers fork warning).
+child failed.
 
 Needs torch (CPU build), transformers, trl, peft, accelerate and tokenizers in the same venv.  The
 skew is real: names and keyword arguments that older releases had and the installed ones removed.
@@ -112,8 +112,8 @@ SKEW_ATTR_UTILS = r'''
 import os, torch, transformers.utils
 world = int(os.environ.get("WORLD_SIZE", 1))
 print(f"world size {world}", flush=True)
-if transformers.utils.is_torch_tpu_available():   # removed in favour of is_torch_xla_available
-    import torch_xla.core.xla_model as xm
+if transformers.utils.is_flash_attn_available():   # renamed is_flash_attn_2_available in 4.36
+    print("using flash attention")
 '''
 
 # ------------------------------------------------------------------------ version skew: keyword args
@@ -182,9 +182,11 @@ SHADOW_FILE = {
     "train.py": "import torch\nprint('torch', torch.__version__, flush=True)\nfrom transformers import AutoTokenizer, AutoModelForCausalLM\n",
 }
 SHADOW_FOLDER = {
-    "datasets/train.jsonl": '{"text": "hello"}\n',
-    "datasets/valid.jsonl": '{"text": "bye"}\n',
-    "finetune.py": "from datasets import load_dataset\nds = load_dataset('json', data_files='datasets/train.jsonl')\n",
+    # a folder of DeepSpeed configs called deepspeed/ (no __init__.py), deepspeed itself not installed
+    "deepspeed/zero2.json": '{"zero_optimization": {"stage": 2}, "train_batch_size": "auto"}\n',
+    "deepspeed/zero3.json": '{"zero_optimization": {"stage": 3}, "train_batch_size": "auto"}\n',
+    "finetune.py": ("import json, torch\nprint('config', json.load(open('deepspeed/zero2.json')), flush=True)\n"
+                    "from deepspeed import zero\n"),
 }
 SHADOW_PACKAGE = {
     "peft/__init__.py": "# our parameter-efficient experiments\n",
@@ -194,6 +196,10 @@ SHADOW_PACKAGE = {
 SHADOW_SELF = {
     # the user named the script itself after the library
     "torch.py": "import torch\nimport torch.nn as nn\nmodel = nn.Linear(4, 2)\nprint(model)\n",
+}
+SHADOW_SELF_ATTR = {
+    "wandb.py": "import wandb\nwandb.init(project='sweep-test', mode='offline')\n",
+    "torch.py": "import torch\ntorch.manual_seed(0)\nx = torch.randn(3)\n",
 }
 
 # -------------------------------------------------------------------------------------- launchers
@@ -226,34 +232,6 @@ RUN_PIPELINE_FILES = {
     "run_all.py": RUN_PIPELINE,
 }
 
-# ---------------------------------------------------------------------------- tokenizers fork warning
-TOK_FORK = r'''
-import os, torch
-from tokenizers import Tokenizer, models, pre_tokenizers
-from torch.utils.data import Dataset, DataLoader
-
-vocab = {"[UNK]": 0, "[PAD]": 1, **{w: i + 2 for i, w in enumerate("the cat sat on a mat dog ran".split())}}
-tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
-tok.pre_tokenizer = pre_tokenizers.Whitespace()
-texts = ["the cat sat on a mat", "the dog ran", "a cat ran on the mat"] * 50
-enc = tok.encode_batch(texts)          # uses the Rust thread pool
-print("encoded", len(enc), "texts")
-
-class Rows(Dataset):
-    def __len__(self): return len(texts)
-    def __getitem__(self, i):
-        ids = tok.encode(texts[i]).ids
-        return torch.tensor(ids + [1] * (6 - len(ids)))
-
-loader = DataLoader(Rows(), batch_size=16, num_workers=2, multiprocessing_context="fork")
-for step, batch in enumerate(loader):
-    if step % 4 == 0:
-        print(f"step {step} batch {tuple(batch.shape)}", flush=True)
-labels = {"train": 0}
-print(labels["validation"])
-'''
-
-
 def generate() -> None:
     env = _env_with_venv_bin()
     imp = "ml/version-skew-import"
@@ -269,7 +247,7 @@ def generate() -> None:
     _run(att, "transformers-adamw", SKEW_ATTR_ADAMW)
     _run(att, "numpy-float-alias-dataloader", SKEW_ATTR_NUMPY)
     _run(att, "numpy2-nan-removed", SKEW_ATTR_NUMPY_NAN, keep="tail:5")
-    _run(att, "transformers-utils-tpu-torchrun", SKEW_ATTR_UTILS, torchrun={"nproc_per_node": 2})
+    _run(att, "transformers-utils-flash-torchrun", SKEW_ATTR_UTILS, torchrun={"nproc_per_node": 2})
 
     kw = "ml/version-skew-unexpected-kwarg"
     _run(kw, "trl-sftconfig-max-seq-length", SKEW_KW_SFTCONFIG)
@@ -284,15 +262,13 @@ def generate() -> None:
 
     sh = "ml/local-module-shadowing"
     _run(sh, "transformers-py-file", _driver(SHADOW_FILE, ["PYTHON", "train.py"]))
-    _run(sh, "datasets-data-folder", _driver(SHADOW_FOLDER, ["PYTHON", "finetune.py"]))
+    _run(sh, "deepspeed-config-folder", _driver(SHADOW_FOLDER, ["PYTHON", "finetune.py"]))
     _run(sh, "peft-package-folder", _driver(SHADOW_PACKAGE, ["PYTHON", "train_lora.py"]), keep="tail:5")
     _run(sh, "script-named-torch", _driver(SHADOW_SELF, ["PYTHON", "torch.py"]))
+    _run(sh, "script-named-torch-manual-seed", _driver(SHADOW_SELF_ATTR, ["PYTHON", "torch.py"]))
 
     la = "ml/launcher-subprocess-failed"
     _run(la, "accelerate-launch-user-error", _driver({"train.py": LAUNCH_TRAIN},
          ["accelerate", "launch", "--cpu", "--num_processes", "1", "--num_machines", "1", "--mixed_precision", "no",
           "--dynamo_backend", "no", "train.py", "--config", "configs/sft.yaml"]), env=env)
     _run(la, "pipeline-check-true", _driver(RUN_PIPELINE_FILES, ["PYTHON", "run_all.py"]))
-
-    tf = "tokenizers/fork-parallelism-warning"
-    _run(tf, "dataloader-fork-after-encode-batch", TOK_FORK)

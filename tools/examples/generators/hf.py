@@ -94,6 +94,245 @@ ckpt = torch.load("ckpt.pt")
 '''
 
 
+# ---------------------------------------------------------------- tiny models and data ----
+_COMMON = r"""
+import os, sys, tempfile, warnings
+from tokenizers import Tokenizer, models, pre_tokenizers
+from transformers import PreTrainedTokenizerFast
+
+WORDS = ("<|endoftext|> <pad> [UNK] the a quick brown fox jumps over lazy dog hello world how are you "
+         "good bad great movie film was is not very").split()
+
+def tiny_tokenizer(pad=True):
+    tk = Tokenizer(models.WordLevel({w: i for i, w in enumerate(WORDS)}, unk_token="[UNK]"))
+    tk.pre_tokenizer = pre_tokenizers.Whitespace()
+    kw = {"pad_token": "<pad>"} if pad else {}
+    return PreTrainedTokenizerFast(tokenizer_object=tk, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
+                                   unk_token="[UNK]", **kw)
+
+def llama_config(**kw):
+    from transformers import LlamaConfig
+    return LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+                       num_key_value_heads=2, vocab_size=len(WORDS), max_position_embeddings=64,
+                       pad_token_id=1, bos_token_id=0, eos_token_id=0, **kw)
+
+def tiny_llama(**kw):
+    from transformers import LlamaForCausalLM
+    return LlamaForCausalLM(llama_config(**kw))
+
+def texts(n=24):
+    base = ["the quick brown fox jumps over the lazy dog", "hello world", "how are you",
+            "good movie", "the film was not very good", "a great film"]
+    return (base * (n // len(base) + 1))[:n]
+
+def save_tiny(path, model=None):
+    if not os.path.exists(os.path.join(path, "config.json")):
+        (model or tiny_llama()).save_pretrained(path)
+        tiny_tokenizer().save_pretrained(path)
+    return path
+"""
+
+# #60: a model loaded with a multi-entry device_map, then trained under torchrun
+DMAP_TRAINER = _COMMON + r"""
+import torch
+from datasets import Dataset
+from transformers import AutoModelForCausalLM, Trainer, TrainingArguments, DataCollatorForLanguageModeling
+
+rank = int(os.environ.get("RANK", "0"))
+ckpt = save_tiny(os.path.join(os.getcwd(), f"tiny-llama-{rank}"))
+# what device_map="auto" produces when the model does not fit: some modules on the accelerator, the rest offloaded
+device_map = {"model.embed_tokens": "cpu", "model.layers.0": "cpu", "model.layers.1": "disk", "model.norm": "cpu",
+              "model.rotary_emb": "cpu", "lm_head": "cpu"}
+model = AutoModelForCausalLM.from_pretrained(ckpt, device_map=device_map, offload_folder=f"offload-{rank}")
+print(f"[rank{rank}] hf_device_map has {len(model.hf_device_map)} entries")
+tok = tiny_tokenizer()
+ds = Dataset.from_dict({"text": texts()}).map(lambda b: tok(b["text"]), batched=True, remove_columns=["text"])
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=4, max_steps=4, report_to=[],
+                         use_cpu=True, logging_steps=1)
+trainer = Trainer(model=model, args=args, train_dataset=ds,
+                  data_collator=DataCollatorForLanguageModeling(tok, mlm=False))
+trainer.train()
+"""
+
+DMAP_ACCELERATE = _COMMON + r"""
+import torch
+from accelerate import Accelerator
+from transformers import AutoModelForCausalLM
+
+accelerator = Accelerator(cpu=True)
+ckpt = save_tiny(os.path.join(os.getcwd(), f"ckpt-{accelerator.process_index}"))
+model = AutoModelForCausalLM.from_pretrained(
+    ckpt, device_map={"model.embed_tokens": "cpu", "model.layers.0": "cpu", "model.layers.1": "disk",
+                      "model.norm": "cpu", "model.rotary_emb": "cpu", "lm_head": "cpu"},
+    offload_folder=f"offload-{accelerator.process_index}")
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+accelerator.print(f"num_processes={accelerator.num_processes} distributed_type={accelerator.distributed_type}")
+model, optimizer = accelerator.prepare(model, optimizer)
+"""
+
+# #49: Trainer, causal LM, but the batches carry no labels (DataCollatorWithPadding)
+NO_LOSS_CAUSAL = _COMMON + r"""
+from datasets import Dataset
+from transformers import Trainer, TrainingArguments, DataCollatorWithPadding
+
+tok = tiny_tokenizer()
+model = tiny_llama()
+ds = Dataset.from_dict({"text": texts()}).map(lambda b: tok(b["text"]), batched=True, remove_columns=["text"])
+print(ds)
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=4, max_steps=3, report_to=[], use_cpu=True)
+trainer = Trainer(model=model, args=args, train_dataset=ds, data_collator=DataCollatorWithPadding(tok))
+trainer.train()
+"""
+
+# #49: sequence classification, the label column has a name Trainer drops (remove_unused_columns)
+NO_LOSS_SEQCLS = _COMMON + r"""
+from datasets import Dataset
+from transformers import LlamaForSequenceClassification, Trainer, TrainingArguments, DataCollatorWithPadding
+
+tok = tiny_tokenizer()
+model = LlamaForSequenceClassification(llama_config(num_labels=2))
+raw = Dataset.from_dict({"text": texts(), "sentiment": [i % 2 for i in range(24)]})
+ds = raw.map(lambda b: tok(b["text"]), batched=True, remove_columns=["text"])
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=4, num_train_epochs=1, report_to=[],
+                         use_cpu=True, logging_steps=1)
+trainer = Trainer(model=model, args=args, train_dataset=ds, data_collator=DataCollatorWithPadding(tok))
+trainer.train()
+"""
+
+# #50: a Trainer subclass written before transformers 4.46
+COMPUTE_LOSS_OLD = _COMMON + r"""
+import torch
+from datasets import Dataset
+from transformers import LlamaForSequenceClassification, Trainer, TrainingArguments, DataCollatorWithPadding
+
+class WeightedLossTrainer(Trainer):
+    def compute_loss(self, model, inputs, return_outputs=False):
+        labels = inputs.pop("labels")
+        outputs = model(**inputs)
+        weight = torch.tensor([1.0, 3.0])
+        loss = torch.nn.functional.cross_entropy(outputs.logits, labels, weight=weight)
+        return (loss, outputs) if return_outputs else loss
+
+tok = tiny_tokenizer()
+model = LlamaForSequenceClassification(llama_config(num_labels=2))
+ds = Dataset.from_dict({"text": texts(), "label": [i % 2 for i in range(24)]})
+ds = ds.map(lambda b: tok(b["text"]), batched=True, remove_columns=["text"])
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=4, max_steps=3, report_to=[], use_cpu=True)
+WeightedLossTrainer(model=model, args=args, train_dataset=ds, data_collator=DataCollatorWithPadding(tok)).train()
+"""
+
+# #53: unpadded batch to tensors; nested labels with the padding collator
+UNPADDED_TENSORS = _COMMON + r"""
+tok = tiny_tokenizer()
+batch = ["the quick brown fox jumps over the lazy dog", "hello world", "how are you"]
+enc = tok(batch, truncation=True, max_length=32, return_tensors="pt")
+"""
+
+NESTED_LABELS = _COMMON + r"""
+import torch
+from torch.utils.data import DataLoader
+from transformers import DataCollatorWithPadding
+
+tok = tiny_tokenizer()
+# token-classification style labels (one per token) with the sequence-classification collator
+feats = []
+for t in texts(8):
+    enc = tok(t)
+    enc["labels"] = [0] * len(enc["input_ids"])
+    feats.append(dict(enc))
+loader = DataLoader(feats, batch_size=4, collate_fn=DataCollatorWithPadding(tok))
+for step, batch in enumerate(loader):
+    print(step, {k: tuple(v.shape) for k, v in batch.items()})
+"""
+
+# #54: a checkpoint whose model_type this transformers does not know
+UNKNOWN_MODEL_TYPE = _COMMON + r"""
+import json
+from transformers import AutoConfig, AutoModelForCausalLM
+path = os.path.join(os.getcwd(), "Qwen4-0.6B")
+os.makedirs(path, exist_ok=True)
+cfg = llama_config().to_dict(); cfg["model_type"] = "qwen4"; cfg["architectures"] = ["Qwen4ForCausalLM"]
+json.dump(cfg, open(os.path.join(path, "config.json"), "w"), indent=2)
+print("loading", path)
+model = AutoModelForCausalLM.from_pretrained(path)
+"""
+
+# #56: attn_implementation="flash_attention_2" without flash-attn installed
+FLASH_ATTN_MISSING = _COMMON + r"""
+import torch
+from transformers import AutoModelForCausalLM
+path = save_tiny(os.path.join(os.getcwd(), "tiny-llama"))
+model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.bfloat16, attn_implementation="flash_attention_2")
+"""
+
+FLASH_ATTN_FROM_CONFIG = _COMMON + r"""
+from transformers import LlamaForCausalLM
+cfg = llama_config()
+cfg._attn_implementation = "flash_attention_2"
+model = LlamaForCausalLM(cfg)
+"""
+
+# #51: renamed arguments
+EVAL_STRATEGY_RENAMED = r"""
+from transformers import TrainingArguments
+args = TrainingArguments(output_dir="out", evaluation_strategy="steps", eval_steps=50, save_steps=50,
+                         per_device_train_batch_size=8, learning_rate=2e-5)
+"""
+
+SFT_TOKENIZER_KWARG = _COMMON + r"""
+from datasets import Dataset
+from trl import SFTConfig, SFTTrainer
+tok = tiny_tokenizer()
+ds = Dataset.from_dict({"text": texts()})
+trainer = SFTTrainer(model=tiny_llama(), tokenizer=tok, train_dataset=ds,
+                     args=SFTConfig(output_dir="out", max_steps=2, report_to=[], use_cpu=True))
+"""
+
+# #52
+LOAD_BEST_MISMATCH = r"""
+from transformers import TrainingArguments
+args = TrainingArguments(output_dir="out", eval_strategy="epoch", save_strategy="steps", save_steps=500,
+                         load_best_model_at_end=True, metric_for_best_model="eval_loss")
+"""
+
+# #57: a local repo with custom code (auto_map), loaded without trust_remote_code
+REMOTE_CODE = _COMMON + r"""
+import json
+from transformers import AutoConfig, AutoModelForCausalLM
+path = os.path.join(os.getcwd(), "internlm-tiny")
+os.makedirs(path, exist_ok=True)
+cfg = llama_config().to_dict()
+cfg.update(model_type="internlm_tiny", architectures=["InternLMTinyForCausalLM"],
+           auto_map={"AutoConfig": "configuration_internlm_tiny.InternLMTinyConfig",
+                     "AutoModelForCausalLM": "modeling_internlm_tiny.InternLMTinyForCausalLM"})
+json.dump(cfg, open(os.path.join(path, "config.json"), "w"), indent=2)
+open(os.path.join(path, "configuration_internlm_tiny.py"), "w").write(
+    "from transformers import LlamaConfig\nclass InternLMTinyConfig(LlamaConfig):\n    model_type = 'internlm_tiny'\n")
+model = AutoModelForCausalLM.from_pretrained(path)
+"""
+
+# #58: chat template on a base tokenizer
+CHAT_TEMPLATE_MISSING = _COMMON + r"""
+tok = tiny_tokenizer()
+messages = [{"role": "user", "content": "how are you"}, {"role": "assistant", "content": "good"}]
+ids = tok.apply_chat_template(messages, tokenize=True, add_generation_prompt=False)
+"""
+
+# #59: batched map that changes the number of rows but keeps the old columns
+MAP_ROWS_CHANGED = _COMMON + r"""
+from datasets import Dataset
+tok = tiny_tokenizer()
+ds = Dataset.from_dict({"text": [" ".join(texts(12))] * 40, "id": list(range(40))})
+
+def chunk(batch):
+    out = tok(batch["text"], truncation=True, max_length=16, return_overflowing_tokens=True, stride=0)
+    out.pop("overflow_to_sample_mapping", None)
+    return out
+
+print(ds)
+ds = ds.map(chunk, batched=True)
+"""
+
 def _hub(home: str, **env: str) -> dict[str, str]:
     return {"HF_HOME": home, "HF_HUB_DISABLE_TELEMETRY": "1", **env}
 
