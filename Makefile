@@ -22,8 +22,13 @@ load: setup
 run: load
 	$(BIN)/faultline serve --db $(DB) --host $(HOST) --port $(PORT)
 
+# every test on SQLite, then the tests that touch a database again on PostgreSQL (127.0.0.1:5432)
+PG_TESTS := tests --ignore=tests/e2e --ignore=tests/test_kb.py --ignore=tests/test_logparse.py \
+	--ignore=tests/test_matching.py --ignore=tests/test_holdout.py
+
 test: setup
 	$(BIN)/python -m pytest -q tests
+	FAULTLINE_TEST_BACKEND=postgresql $(BIN)/python -m pytest -q $(PG_TESTS)
 
 lint: setup
 	$(BIN)/faultline lint

@@ -1,6 +1,7 @@
 """Fixtures: a real SQLite file built from the repository's kb/, the real app over HTTP."""
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -18,11 +19,28 @@ SEED_LINE = (
 )
 
 
+# The database behind the shared fixtures: an SQLite file (default) or, with
+# FAULTLINE_TEST_BACKEND=postgresql, a private schema on the PostgreSQL at FAULTLINE_TEST_PG
+# (see tests/written_backends.py); .ci/run runs the suite once with each.
+BACKEND = os.environ.get("FAULTLINE_TEST_BACKEND", "sqlite")
+
+
 @pytest.fixture(scope="session")
-def kb_db(tmp_path_factory) -> Path:
-    db = tmp_path_factory.mktemp("db") / "faultline.db"
-    load_into_db(KB, db)
-    return db
+def kb_db(tmp_path_factory):
+    """The repository's kb/ loaded into the test database: a Path (SQLite) or a URL (PostgreSQL)."""
+    if BACKEND == "sqlite":
+        db = tmp_path_factory.mktemp("db") / "faultline.db"
+        load_into_db(KB, db)
+        yield db
+        return
+    from tests.written_backends import make_target, pg_unavailable
+
+    why = pg_unavailable()
+    if why:
+        pytest.fail(f"FAULTLINE_TEST_BACKEND=postgresql but {why}")
+    target, drop = make_target("postgresql", tmp_path_factory.mktemp("db"))
+    yield target
+    drop()
 
 
 @pytest.fixture(scope="session")

@@ -199,7 +199,7 @@ def test_health_and_openapi(client):
     h = client.get("/healthz").json()
     assert h["status"] == "ok" and h["entries"] >= 1
     spec = client.get("/openapi.json").json()
-    assert "/match" in spec["paths"] and "/errors/{entry_id}" in spec["paths"]
+    assert "/match" in spec["paths"] and "/errors/{domain}/{slug}" in spec["paths"]
     assert "text/plain" in spec["paths"]["/match"]["post"]["requestBody"]["content"]
     docs = client.get("/docs")
     assert docs.status_code == 200 and "/docs-assets/swagger-ui-bundle.js" in docs.text

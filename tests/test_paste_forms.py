@@ -205,7 +205,9 @@ def test_utf16_pastes_with_and_without_bom(client, encoding):
     assert r.status_code == 200
     res = r.json()
     assert top(res) == "pytorch/cuda-out-of-memory", res["log"]
-    assert res["log"]["encoding"] == ("utf-16" if encoding == "utf-16" else encoding)
+    origin = res["root_cause"]["origin"]
+    assert origin["package"] == "torch" and origin["file"].endswith("\\torch\\nn\\modules\\module.py")
+    assert origin["user_file"] == "C:\\Users\\ana\\proj\\train.py" and origin["user_line"] == 40
 
 
 def test_utf16_read_as_8_bit_text_is_repaired(index):
@@ -277,7 +279,8 @@ def test_unknown_error_in_user_code_under_known_symptoms(index):
     rc = res["root_cause"]
     assert rc["rank"] == 1 and rc["entry"] is None and rc["exception"] == "KeyError"
     assert rc["origin"] == {"file": "/home/ana/proj/data/collate.py", "line": 31, "function": "collate",
-                            "package": None, "version": None, "in_user_code": True}
+                            "package": None, "version": None, "in_user_code": True,
+                            "user_file": "/home/ana/proj/data/collate.py", "user_line": 31}
     assert "your code" in rc["text"] and "collate.py" in rc["text"]
     zh = match_text(index, log, lang="zh")["root_cause"]["text"]
     assert "你的代码" in zh
@@ -299,3 +302,5 @@ ValueError: The config name is missing.
     o = res["root_cause"]["origin"]
     assert o["package"] == "datasets" and o["version"] == "2.19.1" and not o["in_user_code"]
     assert o["file"].endswith("datasets/builder.py") and o["function"] == "__init__"
+    assert (o["user_file"], o["user_line"]) == ("/home/ana/proj/train.py", 12)
+    assert "datasets 2.19.1" in res["root_cause"]["text"]

@@ -261,7 +261,7 @@ def test_openapi_documents_every_status_and_the_real_error_body(service):
     spec = httpx.get(service.base + "/openapi.json").json()
     ops = {(p, m): op for p, item in spec["paths"].items() for m, op in item.items()}
     assert {"413", "415", "422"} <= set(ops[("/match", "post")]["responses"])
-    assert "404" in ops[("/errors/{entry_id}", "get")]["responses"]
+    assert "404" in ops[("/errors/{domain}/{slug}", "get")]["responses"]
     for (path, method), op in ops.items():
         ok = op["responses"].get("200") or op["responses"].get("201")
         assert ok and ok.get("content", {}).get("application/json", {}).get("schema"), (path, method)

@@ -55,12 +55,14 @@ def errors_index(request: Request, q: Optional[str] = Query(None, max_length=500
     return JSONResponse(body, headers=lang_headers(chosen))
 
 
-@router.get("/errors/{entry_id:path}", summary="One entry (JSON, HTML, or .json / .md export)",
+@router.get("/errors/{domain}/{slug}", summary="One entry (JSON, HTML, or .json / .md export)",
             response_model=EntryView,
             responses={200: {"content": {**_HTML, "text/markdown": {"schema": {"type": "string"},
                                                                       "description": "with the suffix .md"}}},
                        **errors(404, 422)})
-def error_detail(entry_id: str, request: Request, lang: LangQuery = None):
+def error_detail(domain: str, slug: str, request: Request, lang: LangQuery = None):
+    """An entry's id is `domain/slug` (e.g. pytorch/cuda-out-of-memory); add .json or .md for an export."""
+    entry_id = f"{domain}/{slug}"
     chosen = request_lang(request, lang)
     snap = snapshot(request)
     entry_id, fmt = split_format(entry_id, snap.entries)

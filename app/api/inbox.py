@@ -7,8 +7,10 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError
 
 from app.api.outcomes import Refused, bearer
+from app.api.problems import problem
 from app.inbox import enabled, group_of, group_view
 from app.store.written import store_for_app
 
@@ -20,9 +22,11 @@ log = logging.getLogger("faultline")
 async def inbox(request: Request, limit: int = Query(100, ge=1, le=1000)):
     try:
         await run_in_threadpool(bearer, request, "curate")
+        rows = await run_in_threadpool(store_for_app(request.app).inbox, limit)
     except Refused as r:
         return r.response
-    rows = await run_in_threadpool(store_for_app(request.app).inbox, limit)
+    except DBAPIError:
+        return problem(503, "database_unavailable", "the database is busy or unavailable; try again")
     return JSONResponse({"enabled": enabled(), "groups": [group_view(r) for r in rows]})
 
 

@@ -3,15 +3,16 @@ from __future__ import annotations
 
 import json
 from urllib.parse import parse_qsl
-from typing import Any, Optional, Union
+from typing import Annotated, Any, Optional, Union
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field, StrictInt, ValidationError
 
 from app.api.deps import LangQuery, lang_headers, request_lang, snapshot
 from app.api.problems import ApiError
 from app.i18n.negotiate import explicit
+from app.matching.decode import decode_paste
 from app.render.match import match_text
 from app.schemas.match import MatchResponse
 from app.settings import MAX_BODY_BYTES
@@ -20,7 +21,7 @@ router = APIRouter(tags=["match"])
 
 
 class MatchRequest(BaseModel):
-    text: str = Field(description="The traceback or log, as pasted")
+    text: str = Field(description="The traceback or log, as pasted (not blank)", pattern=r"\S")
     environment: Optional[Union[dict[str, str], str]] = Field(
         None, description="Versions: a dict like {'torch': '2.3.1'} or pasted pip freeze / collect_env / accelerate env text"
     )
@@ -99,6 +100,8 @@ def parse_match_body(body: bytes, content_type: str) -> MatchRequest:
             raise ApiError(422, "invalid_json", "the body is not acceptable JSON: it is nested too deeply")
         if not isinstance(data, dict):
             raise ApiError(422, "invalid_request", 'the JSON body must be an object like {"text": "..."}')
+        if isinstance(data.get("text"), str) and not data["text"].strip():
+            raise ApiError(422, "empty_text", "the text to match is empty; paste a traceback or log")
         try:
             req = MatchRequest.model_validate(data)
         except ValidationError as exc:
@@ -106,6 +109,8 @@ def parse_match_body(body: bytes, content_type: str) -> MatchRequest:
             raise ApiError(422, "invalid_request", msg)
     elif content_type.startswith("application/x-www-form-urlencoded") and _is_form(text):
         fields = dict(parse_qsl(text, keep_blank_values=True))
+        if not fields.get("text", "").strip():
+            raise ApiError(422, "empty_text", "the text to match is empty; paste a traceback or log")
         try:
             req = MatchRequest(text=fields.get("text", ""), environment=fields.get("environment") or None,
                                lang=fields.get("lang") or None,
@@ -115,19 +120,22 @@ def parse_match_body(body: bytes, content_type: str) -> MatchRequest:
             raise ApiError(422, "invalid_request", msg)
     elif content_type.split(";")[0].strip() in _TEXT_TYPES or content_type.startswith("application/x-www-form-urlencoded"):
         # a raw log (curl --data-binary sends a file as x-www-form-urlencoded unless told otherwise)
-        req = MatchRequest(text=text)  # invalid UTF-8 bytes were replaced, never surrogates
+        # UTF-8 or UTF-16 (with or without a BOM); invalid bytes are replaced, never surrogates
+        raw = decode_paste(body).text
+        if not raw.strip():
+            raise ApiError(422, "empty_text", "the text to match is empty; paste a traceback or log")
+        req = MatchRequest(text=raw)
     else:
         raise ApiError(415, "unsupported_media_type",
                        f"cannot match a {content_type.split(';')[0]} body; send application/json, text/plain "
                        "or a form with a 'text' field")
-    if not req.text.strip():
-        raise ApiError(422, "empty_text", "the text to match is empty; paste a traceback or log")
     return req
 
 
 @router.post("/match", openapi_extra=_OPENAPI, response_model=MatchResponse,
              summary="Match a traceback or log against the knowledge base")
-async def match(request: Request, lang: LangQuery = None, limit: Optional[int] = None) -> Any:
+async def match(request: Request, lang: LangQuery = None,
+                limit: Annotated[Optional[int], Query(ge=1, le=50, description="overrides the body's limit")] = None) -> Any:
     body = await read_body(request)
     req = parse_match_body(body, request.headers.get("content-type", "").lower())
     chosen = explicit(req.lang) or request_lang(request, lang)

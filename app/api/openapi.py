@@ -6,10 +6,13 @@ from fastapi.openapi.utils import get_openapi
 
 from app.schemas.common import ErrorBody
 
-_WHAT = {408: "The request body did not arrive in time", 413: "The body is larger than 1 MiB",
+_WHAT = {401: "Missing or bad token (Authorization: Bearer <token>)", 403: "The token's scope does not allow this",
+         404: "No such entry or workaround", 429: "Too many requests from this token (see Retry-After)", 408: "The request body did not arrive in time", 413: "The body is larger than 1 MiB",
          415: "Unsupported content type", 422: "Invalid request (a parameter, the body, or an unsupported language)"}
 # statuses a route answers beyond those its decorator lists (raised by shared code)
-_EXTRA = {("/match", "post"): (408, 413, 415, 422)}
+_EXTRA = {("/match", "post"): (408, 413, 415, 422),
+          ("/errors/{entry_id}/outcomes", "post"): (401, 403, 404, 408, 413, 422, 429),
+          ("/inbox", "get"): (401, 403, 422)}
 
 
 def install(app: FastAPI) -> None:

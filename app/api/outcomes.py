@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError
 
 from app.api.deps import snapshot
 from app.api.problems import problem
@@ -143,7 +143,7 @@ async def post_outcome(entry_id: str, request: Request):
                             headers={"Location": f"/errors/{entry.id}"})
     except Refused as r:
         return r.response
-    except OperationalError:
+    except DBAPIError:
         return JSONResponse(_body(503, "database_unavailable", "the database is busy or unavailable; "
                                   "the report was NOT stored, send it again"), status_code=503,
                             headers={"Retry-After": "5"})

@@ -24,6 +24,17 @@ def problem(status: int, code: str, message: str, **extra) -> JSONResponse:
     return JSONResponse({"error": {"status": status, "code": code, "message": message, **extra}}, status_code=status)
 
 
+def allowed_methods(app: FastAPI, scope) -> list[str]:
+    """Every method some route serves at this path (several routes may share a path), HEAD with GET."""
+    from starlette.routing import Match
+
+    allowed = [m for m in ("GET", "POST", "PUT", "PATCH", "DELETE")
+               if any(r.matches(dict(scope, method=m))[0] == Match.FULL for r in app.router.routes)]
+    if "GET" in allowed:
+        allowed.insert(1, "HEAD")  # app/api/middleware.py answers HEAD for every GET route
+    return allowed
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(_req: Request, exc: ApiError):
@@ -40,13 +51,12 @@ def install(app: FastAPI) -> None:
         return problem(422, "invalid_request", msg, details=details)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_req: Request, exc: StarletteHTTPException):
+    async def _http(req: Request, exc: StarletteHTTPException):
         code = {404: "not_found", 405: "method_not_allowed", 413: "payload_too_large"}.get(exc.status_code, "http_error")
         resp = problem(exc.status_code, code, str(exc.detail))
-        headers = dict(exc.headers or {})  # e.g. Allow on 405
-        if "GET" in headers.get("Allow", "").split(", "):
-            headers["Allow"] += ", HEAD"  # app/api/middleware.py answers HEAD for every GET route
-        resp.headers.update(headers)
+        resp.headers.update(exc.headers or {})
+        if exc.status_code == 405:
+            resp.headers["Allow"] = ", ".join(allowed_methods(app, req.scope))
         return resp
 
     @app.exception_handler(ClientDisconnect)

@@ -52,8 +52,8 @@ def parse_accept_language(header: str | None) -> list[str]:
 
 
 def explicit(lang: str | None) -> str | None:
-    """Validate an explicit ?lang= value; raise UnsupportedLanguage when it is not served."""
-    if lang is None or lang == "":
+    """Validate an explicit ?lang= value; raise UnsupportedLanguage when it is not served (an empty value too)."""
+    if lang is None:
         return None
     base = _base(lang)
     if base in SUPPORTED:

@@ -44,6 +44,7 @@ ORIGINS: dict[str, str] = {
     "user": N_("raised in your code: %(file)s, line %(line)s, in %(function)s"),
     "package": N_("raised inside the package %(package)s: %(file)s, line %(line)s, in %(function)s"),
     "package_version": N_("raised inside the package %(package)s %(version)s: %(file)s, line %(line)s, in %(function)s"),
+    "library": N_("raised in the Python standard library: %(file)s, line %(line)s, in %(function)s"),
     "unknown": N_("no entry knows this error"),
 }
 
@@ -78,5 +79,8 @@ def origin_text(origin: Mapping[str, Any] | None, lang: str) -> str:
     _ = gettext_for(lang)
     if not origin:
         return _(ORIGINS["unknown"])
-    key = "user" if not origin.get("package") else ("package_version" if origin.get("version") else "package")
+    if origin.get("package"):
+        key = "package_version" if origin.get("version") else "package"
+    else:
+        key = "user" if origin.get("in_user_code", True) else "library"
     return _fill(_(ORIGINS[key]), origin)

@@ -24,11 +24,19 @@ class RankConfig:
     similar_cutoff: float = 0.25  # word-similarity fallback when nothing matched
     truncated_weight: float = 0.8  # specificity per character of a pasted line found inside an entry's text
     killed_confidence: float = 0.55  # a bare "Killed" / exit -9 ending a training log: host OOM, less certain
+    # logistic calibration of confidence over rank.calibration_features (empty: confidence = signature strength)
+    calibration: tuple[float, ...] = ()
 
 
 CHANGELOG = {
     "rank:2026-12-02": "the weights of the matcher before they were named (no behaviour change)",
+    "rank:2026-12-02b": "confidence is calibrated: a logistic fit on bench/holdout and bench/holdout2 "
+                        "(python -m bench.calibrate), reported on bench/holdout3; the ranking itself is unchanged",
 }
 
-DEFAULT = RankConfig()
-CONFIGS = {c.id: c for c in (DEFAULT,)}
+NAMED = RankConfig()  # the first named weights, kept runnable for comparisons
+DEFAULT = RankConfig(
+    id="rank:2026-12-02b",
+    calibration=(-1.450, 0.008, 1.372, 0.675, 2.567, -0.672, -0.768, 0.000, -0.756),
+)
+CONFIGS = {c.id: c for c in (NAMED, DEFAULT)}

@@ -32,7 +32,7 @@ _HOST_PREFIX = re.compile(
 )
 _TS_PREFIXES = [
     # 2024-05-01 12:00:00,123 / [2024-05-01 12:00:00.123] / 2024-05-01T12:00:00Z
-    re.compile(r"^\[?(\d{4})[-/](\d{2})[-/](\d{2})[ T_](\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(?:Z|[+-]\d{2}:?\d{2})?\]?\s*"),
+    re.compile(r"^\[?(\d{4})[-/](\d{2})[-/](\d{2})[ T_](\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?(?:Z|[+-]\d{2}:?\d{2})?\]?[ \t]?"),
     # glog / c10: [E1203 12:00:00.123456789 ProcessGroupNCCL.cpp:1234] or W1203 12:00:00.123000 123 api.py:12]
     re.compile(r"^\[?[IWEF](\d{1,2})(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?: +\d+)? [\w/.-]+:\d+\]\s*"),
 ]
@@ -43,9 +43,9 @@ _LEVEL_PREFIX = re.compile(r"^\[[IWEF] [\w.]+:\d+\]\s*")  # [E ProcessGroupNCCL.
 # kubectl logs --prefix "[pod/trainer-0/pytorch] ", Python logging "ERROR:root:" / "- name - ERROR - ",
 # loguru "| ERROR    | module:function:42 - "
 _RUNNER_PREFIX = re.compile(
-    r"^(?:\[(?:stderr|stdout|STDERR|STDOUT)\]:?\s*|<std(?:err|out)>:?\s*|(?:stderr|stdout|STDERR|STDOUT): "
-    r"|\((?:[^()=\s]{1,80}\s{1,4})?pid=\d{1,9}(?:,\s?[\w.-]{1,40}=[^,()\s]{1,80}){0,8}\)\s*"
-    r"|\[pod/[^\]\s/]{1,128}/[^\]\s]{1,128}\]\s*"
+    r"^(?:\[(?:stderr|stdout|STDERR|STDOUT)\]:? ?|<std(?:err|out)>:? ?|(?:stderr|stdout|STDERR|STDOUT): "
+    r"|\((?:[^()=\s]{1,80}\s{1,4})?pid=\d{1,9}(?:,\s?[\w.-]{1,40}=[^,()\s]{1,80}){0,8}\) ?"
+    r"|\[pod/[^\]\s/]{1,128}/[^\]\s]{1,128}\] ?"
     r"|(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]{1,80}:"
     r"|(?:- )?[\w.]{1,80} - (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) - "
     r"|\| ?(?:TRACE|DEBUG|INFO|SUCCESS|WARNING|ERROR|CRITICAL) {0,4}\| ?[\w.<>-]{1,80}:[\w.<>-]{1,80}:\d{1,6} - )"
@@ -140,11 +140,14 @@ def _strip(raw: str) -> tuple[str, int | None, float | None]:
     return text, rank, ts
 
 
+_BOX_END = frozenset("│╮╯┐┘|+")
+
+
 def _unwrap(raw_lines: list[str]) -> list[str]:
     """Re-join a paste hard-wrapped at a fixed terminal width (e.g. 80 columns)."""
     lengths: dict[int, int] = {}
     for r in raw_lines:
-        if len(r) >= 60:
+        if len(r) >= 60 and r[-1:] not in _BOX_END:  # a drawn box (rich) has lines of one width too
             lengths[len(r)] = lengths.get(len(r), 0) + 1
     if not lengths:
         return raw_lines
@@ -155,7 +158,7 @@ def _unwrap(raw_lines: list[str]) -> list[str]:
     buf = ""
     for r in raw_lines:
         buf += r
-        if len(r) != width or len(buf) > MAX_LINE_CHARS:
+        if len(r) != width or len(buf) > MAX_LINE_CHARS or r[-1:] in _BOX_END:
             out.append(buf)
             buf = ""
     if buf:

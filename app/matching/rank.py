@@ -30,9 +30,10 @@ from app.matching.result import (
     Related,
     RootCause,
 )
-from app.matching.roots import Incident, choose_root, is_cause, origin_of
+from app.matching.roots import Incident, choose_root, is_cause, is_warning, origin_of
 
 SIMILAR_LINE_CHARS = 400
+_OWN_RANK = re2.compile(r"Initializing distributed: GLOBAL_RANK: (\d+), MEMBER: \d+/\d+")
 _LAUNCHER_FAILED = re2.compile(r"failed \(exitcode: -?\d+\) local_rank: (\d+)")
 
 
@@ -105,7 +106,9 @@ def _explains(m: EntryMatch, root: Line) -> bool:
     """The entry matched the root line (or its message block), or, for a cause, a line of the root's rank."""
     if any(h.line.no == root.no or h.line.block == root.no for h in m.hits):
         return True
-    return m.role == "cause" and root.rank is not None and any(h.line.rank == root.rank for h in m.hits)
+    # a warning on the root's rank does not explain the exception that ended it (roots.py: leads_to does)
+    return m.role == "cause" and root.rank is not None and any(
+        h.line.rank == root.rank and not is_warning(h.line) for h in m.hits)
 
 
 def score_entry(index: MatchIndex, m: EntryMatch, root: Line | None, root_is_cause: bool,
@@ -139,7 +142,7 @@ def score_entry(index: MatchIndex, m: EntryMatch, root: Line | None, root_is_cau
     elif m.applies:
         m.why.append(Reason("env_in_range"))
     m.score = round(score, 4)
-    m.confidence = round(conf, 3)
+    m.strength = m.confidence = round(conf, 3)
 
 
 def apply_relations(index: MatchIndex, by_entry: dict[str, EntryMatch]) -> None:
@@ -161,6 +164,23 @@ def apply_relations(index: MatchIndex, by_entry: dict[str, EntryMatch]) -> None:
                 m.score = round(t.score + 0.001, 4)
 
 
+def calibration_features(m: EntryMatch, position: int, root_is_cause: bool) -> list[float]:
+    """What the calibrated confidence is fitted on (bench/calibrate.py), in the order of ``RankConfig.calibration``."""
+    s = min(max(m.strength, 0.01), 0.995)
+    return [1.0, math.log(s / (1 - s)), float(m.on_root), float(m.on_root and root_is_cause), float(position == 0),
+            float(m.role == "symptom"), float(m.role == "wrapper"), float(m.applies is False),
+            float(m.best.sig.name in ("bare-kill", "truncated-text"))]
+
+
+def calibrate(ranked: list[EntryMatch], root_is_cause: bool, cfg: RankConfig = DEFAULT) -> None:
+    """Confidence as the probability that the entry is the answer for this paste (fitted on held-out logs)."""
+    if not cfg.calibration:
+        return
+    for pos, m in enumerate(ranked):
+        z = sum(w * x for w, x in zip(cfg.calibration, calibration_features(m, pos, root_is_cause)))
+        m.confidence = round(1 / (1 + math.exp(-max(-30.0, min(30.0, z)))), 3)
+
+
 def rank_entries(by_entry: dict[str, EntryMatch]) -> list[EntryMatch]:
     # entries the environment rules out go after every entry it does not rule out
     return sorted(by_entry.values(), key=lambda m: (m.applies is False, -m.score, m.entry_id))
@@ -168,7 +188,7 @@ def rank_entries(by_entry: dict[str, EntryMatch]) -> list[EntryMatch]:
 
 def related_entries(index: MatchIndex, parsed: ParsedLog, ranked: list[EntryMatch], weak: list[EntryMatch],
                     findings, confident: list[EntryMatch], cfg: RankConfig = DEFAULT) -> list[Related]:
-    related = [Related(m.entry_id, m.confidence, Reason("weak_signature")) for m in weak]
+    related = [Related(m.entry_id, m.strength, Reason("weak_signature")) for m in weak]
     have = {m.entry_id for m in ranked}
     for f in findings:
         extra = [Related(eid, None, Reason("finding", {"kind": f.kind}))
@@ -198,6 +218,11 @@ def root_rank(root: Line, known: str | None, ranked: list[EntryMatch], parsed: P
         for ln in parsed.lines:
             if "local_rank:" in ln.text and (lm := _LAUNCHER_FAILED.search(ln.text)):
                 return int(lm.group(1))
+    if rank is None and not parsed.ranks:  # one process's own log: Lightning names its rank at start-up
+        own = {int(m.group(1)) for ln in parsed.lines[:400] if "GLOBAL_RANK:" in ln.text
+               for m in [_OWN_RANK.search(ln.text)] if m}
+        if len(own) == 1:
+            rank = own.pop()
     return rank
 
 
@@ -251,8 +276,9 @@ def match(index: MatchIndex, text: str, environment: Any = None, cfg: RankConfig
         score_entry(index, m, root, root_is_cause, versions, cfg)
     apply_relations(index, by_entry)
     ranked = rank_entries(by_entry)
-    confident = [m for m in ranked if m.confidence >= cfg.confident]
-    weak = [m for m in ranked if m.confidence < cfg.confident]
+    confident = [m for m in ranked if m.strength >= cfg.confident]
+    weak = [m for m in ranked if m.strength < cfg.confident]
+    calibrate(confident, root_is_cause, cfg)
     findings = detect(parsed)
     return MatchResult(
         config=cfg.id,

@@ -33,7 +33,8 @@ class EntryMatch:
     applies: bool | None = None
     env_reasons: list[str] = field(default_factory=list)
     score: float = 0.0
-    confidence: float = 0.0
+    confidence: float = 0.0  # calibrated: how likely this entry is the answer for the paste
+    strength: float = 0.0  # how specific the best matching signature is (decides matches vs related)
     why: list[Reason] = field(default_factory=list)
     leads_to: list[str] = field(default_factory=list)  # matched entries this one leads to (from the KB)
     led_from: list[str] = field(default_factory=list)  # matched entries that lead to this one
@@ -51,6 +52,9 @@ class Origin:
     function: str
     package: str | None  # the distribution under site-/dist-packages, None for the user's own code
     version: str | None = None  # the package's version, when the environment gives it
+    in_user_code: bool = True  # the innermost frame is outside packages and the standard library
+    user_file: str | None = None  # the innermost frame in the user's own code (where to look first)
+    user_line: int | None = None
 
 
 @dataclass

@@ -141,4 +141,6 @@ def origin_of(exc: PyException, versions: dict[str, str]) -> Origin | None:
     if package:
         norm = package.lower().replace("_", "-")
         version = versions.get(norm) or versions.get(package) or versions.get(norm.replace("-", "_"))
-    return Origin(f.file, f.line, f.function, package, version)
+    user = next((fr for fr in reversed(exc.frames) if not fr.library and _PACKAGE.search(fr.file) is None), None)
+    return Origin(f.file, f.line, f.function, package, version, not f.library and package is None,
+                  user.file if user else None, user.line if user else None)

@@ -37,7 +37,7 @@ _RICH_FRAME = re.compile(r"^[│|] ?(\S[^│|]*?):(\d+) in ([\w<>.]+) *[│|]?$"
 # PowerShell wraps a native command's first stderr line in an error record
 _PS_RECORD = re.compile(r"^(?:At line:\d+ char:\d+|\+ .*|\+ ?~+|\s*\+ (?:CategoryInfo|FullyQualifiedErrorId)\s*:.*)$")
 # the raise statement of a source excerpt ("❱ 42 │     raise RuntimeError(...)" in rich boxes)
-_RAISE = re.compile(r"^\s*(?:[│|]\s*)?(?:[❱>]\s*)?(?:\d+\s*[│|]\s*)?raise\s+((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*(?:\((.*))?$")
+_RAISE = re.compile(r"^\s*(?:[│|]\s*)?(?:[❱>]\s*)?(?:\d+\s*[│|]\s*)?(?:[│|] {0,8}){0,12}raise\s+((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*(?:\((.*))?$")
 _STRING = re.compile(r"""[frbFRB]{0,2}(["'])(.*?)\1""")
 
 LIBRARY_MARKERS = ("site-packages", "dist-packages", "/lib/python", "<frozen", "torch/", "\\lib\\", "torch\\")
@@ -184,7 +184,15 @@ class _Scanner:
                 self.i += 1
                 continue
             t = cur.text
-            if t and (cur.indented and not _EXC_LINE.match(t) or set(t) <= set("^~ ")):
+            if not t:  # blank lines between frames (loguru, better_exceptions)
+                j = self.i + 1
+                while j < self.n and j - self.i <= 3 and not self.s[j].text:
+                    j += 1
+                if j < self.n and j - self.i <= 3 and _FRAME.match(self.s[j].text):
+                    self.i = j
+                    continue
+                break
+            if cur.indented and not _EXC_LINE.match(t) or set(t) <= set("^~ "):
                 cur.kind = "code"
                 code.append(cur)
                 self.i += 1

@@ -64,7 +64,8 @@ def root_json(rc: RootCause | None, lang: str) -> dict[str, Any] | None:
     if rc.origin is not None:
         o = rc.origin
         origin = {"file": o.file, "line": o.line, "function": o.function, "package": o.package,
-                  "version": o.version, "in_user_code": o.package is None}
+                  "version": o.version, "in_user_code": o.in_user_code, "user_file": o.user_file,
+                  "user_line": o.user_line}
     out: dict[str, Any] = {"rank": rc.rank, "line": rc.line, "line_no": rc.line_no, "entry": rc.entry,
                            "is_cause": rc.is_cause, "exception": rc.exception, "origin": origin}
     if rc.entry is None:  # say plainly that no entry knows it, and where it was raised

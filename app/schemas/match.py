@@ -79,6 +79,8 @@ class OriginOut(BaseModel):
     package: Optional[str] = Field(None, description="the package under site-/dist-packages; null: your own code")
     version: Optional[str] = None
     in_user_code: bool
+    user_file: Optional[str] = Field(None, description="the innermost frame in your own code")
+    user_line: Optional[int] = None
 
 
 class RootCauseOut(BaseModel):

@@ -7,6 +7,7 @@ never reports.  Everything here is plain SQLModel / SQLAlchemy Core, so it runs 
 from __future__ import annotations
 
 import hashlib
+import logging
 import json
 import secrets
 import threading
@@ -17,10 +18,12 @@ from typing import Any, Optional
 
 from sqlalchemy import Index, case, func, inspect, update
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import Field, Session, SQLModel, select
 
 from app.store.db import engine_for, is_url, migrate
 
+log = logging.getLogger("faultline")
 SCOPES = ("report", "curate")
 TOKEN_PREFIX = "flt_"
 REPEAT_WINDOW_S = 24 * 3600  # the same token, entry and target within this window count once
@@ -98,7 +101,14 @@ class WrittenStore:
     def __init__(self, engine: Engine, migrate_schema: bool = True):
         self.engine = engine
         if migrate_schema:
-            migrate(engine)
+            try:
+                migrate(engine)
+            except Exception:  # noqa: BLE001 - another process (a second worker) may be migrating right now
+                time.sleep(1.0)
+                try:
+                    migrate(engine)  # by now the schema is at head
+                except Exception:  # noqa: BLE001 - e.g. a read-only database made before these tables
+                    log.warning("cannot bring the report tables up to date; reports cannot be stored", exc_info=True)
 
     @classmethod
     def open(cls, target: str | Path) -> "WrittenStore":
@@ -199,8 +209,13 @@ class WrittenStore:
             ReportRow.entry_id, ReportRow.target_kind, ReportRow.target_key, ReportRow.worked, ReportRow.token_id)
         if entry_ids is not None:
             q = q.where(ReportRow.entry_id.in_(entry_ids))
-        with Session(self.engine, expire_on_commit=False) as s:
-            rows = list(s.exec(q))
+        try:
+            with Session(self.engine, expire_on_commit=False) as s:
+                rows = list(s.exec(q))
+        except DBAPIError:
+            if not self.has_tables():  # a database made before reports existed has none to count
+                return {}
+            raise
         for eid, kind, key, worked, tok, n in rows:
             c = out.setdefault(eid, Counts())
             pair = c.targets.setdefault((kind, key), [0, 0])

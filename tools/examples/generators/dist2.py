@@ -8,6 +8,12 @@ from __future__ import annotations
 from generate import run_script
 
 WORKER_KILLED = "pytorch/dataloader-worker-killed"
+STORE_CLOSED = "pytorch/store-recv-connection-closed"
+ENV_RDZV = "pytorch/env-rendezvous-rank-not-set"
+DDP_INCONSISTENT = "pytorch/ddp-inconsistent-params-across-ranks"
+DDP_NO_GRAD = "pytorch/ddp-no-parameters-require-grad"
+SPAWN_RAISED = "pytorch/mp-spawn-process-raised"
+FSDP_OUTSIDE = "pytorch/fsdp-param-outside-forward"
 
 # --------------------------------------------------------------------------
 # pytorch/dataloader-worker-killed: SIGFPE in a worker (native division by zero)
@@ -38,6 +44,275 @@ for epoch in range(2):
 '''
 
 
+# --------------------------------------------------------------------------
+# pytorch/store-recv-connection-closed: rank 0 hosts the TCPStore (tcp:// init)
+# and exits while rank 1 still needs the store. Two plain processes, as two
+# hand-started launchers would be (torchrun's agent would host the store itself).
+# --------------------------------------------------------------------------
+_STORE_HOST_EXITS = '''
+import datetime, os, sys, time
+import multiprocessing as mp
+import torch, torch.distributed as dist
+
+MODE = sys.argv[1]
+
+
+def run(rank, world, port):
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=20))
+    t = torch.ones(4)
+    dist.all_reduce(t)
+    print(f"rank {rank}: step 0 all_reduce ok", flush=True)
+    if rank == 0:
+        if MODE == "late":
+            raise SystemExit("rank 0: checkpoint directory not writable, giving up")
+        time.sleep(2)
+        if MODE == "exception":
+            raise RuntimeError("evaluation failed: metric 'bleu' needs the sacrebleu package")
+        raise SystemExit("rank 0: checkpoint directory not writable, giving up")
+    if MODE == "late":
+        time.sleep(2)
+    eval_group = dist.new_group([0, 1])   # talks to the TCPStore that rank 0 was hosting
+    dist.barrier(group=eval_group)
+
+
+if __name__ == "__main__":
+    port = int(os.environ["STORE_PORT"])
+    procs = [mp.Process(target=run, args=(r, 2, port)) for r in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join()
+'''
+
+# --------------------------------------------------------------------------
+# pytorch/env-rendezvous-rank-not-set: a distributed script started with python
+# --------------------------------------------------------------------------
+_ENV_RDZV_PLAIN = '''
+import torch.distributed as dist
+dist.init_process_group("gloo")
+'''
+
+_ENV_RDZV_TRAIN = '''
+import argparse, os
+import torch, torch.nn as nn, torch.distributed as dist
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--epochs", type=int, default=3)
+args = parser.parse_args()
+print(f"config: epochs={args.epochs} batch_size=32 lr=3e-4", flush=True)
+print("building model: 2-layer MLP, 12.6K parameters", flush=True)
+dist.init_process_group(backend="gloo")
+local_rank = int(os.environ["LOCAL_RANK"])
+'''
+
+# --------------------------------------------------------------------------
+# pytorch/ddp-inconsistent-params-across-ranks
+# --------------------------------------------------------------------------
+_DDP_PARAM_COUNT = '''
+import datetime, torch, torch.nn as nn, torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=20))
+rank = dist.get_rank()
+# the depth comes from a config file that only rank 0 had re-read after editing
+num_layers = 2 if rank == 0 else 3
+model = DDP(nn.Sequential(*[nn.Linear(16, 16) for _ in range(num_layers)]))
+'''
+
+_DDP_PARAM_SIZES = '''
+import datetime, torch, torch.nn as nn, torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=20))
+rank = dist.get_rank()
+vocab = 32000
+if rank != 0:
+    vocab += 1          # a pad token added only on the other ranks, then embeddings resized
+print(f"rank {rank}: vocabulary size {vocab}", flush=True)
+model = DDP(nn.Sequential(nn.Embedding(vocab, 8), nn.Linear(8, 8)))
+'''
+
+# --------------------------------------------------------------------------
+# pytorch/ddp-no-parameters-require-grad
+# --------------------------------------------------------------------------
+_DDP_FROZEN_TEACHER = '''
+import datetime, torch, torch.nn as nn, torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=20))
+rank = dist.get_rank()
+student = DDP(nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4)))
+teacher = nn.Sequential(nn.Linear(16, 64), nn.ReLU(), nn.Linear(64, 4))
+teacher.requires_grad_(False)
+print(f"rank {rank}: student wrapped, wrapping teacher", flush=True)
+teacher = DDP(teacher)
+'''
+
+_DDP_FROZEN_SPAWN = '''
+import datetime, os
+import torch, torch.nn as nn, torch.distributed as dist
+import torch.multiprocessing as mp
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+def worker(rank, world):
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{os.environ['STORE_PORT']}",
+                            rank=rank, world_size=world, timeout=datetime.timedelta(seconds=20))
+    encoder = nn.Linear(8, 8)
+    for p in encoder.parameters():
+        p.requires_grad = False          # "freeze the backbone" ... and nothing else is trainable
+    model = DDP(encoder)
+
+
+if __name__ == "__main__":
+    mp.spawn(worker, args=(2,), nprocs=2)
+'''
+
+# --------------------------------------------------------------------------
+# pytorch/mp-spawn-process-raised
+# --------------------------------------------------------------------------
+_SPAWN_KEYERROR = '''
+import torch.multiprocessing as mp
+
+
+def worker(rank):
+    cfg = {"lr": 0.1}
+    print(f"worker {rank} lr={cfg['lr']} warmup={cfg['warmup_steps']}")
+
+
+if __name__ == "__main__":
+    mp.spawn(worker, nprocs=2)
+'''
+
+_SPAWN_SHAPE = '''
+import datetime, os
+import torch, torch.nn as nn, torch.distributed as dist
+import torch.multiprocessing as mp
+
+
+def worker(rank, world):
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{os.environ['STORE_PORT']}",
+                            rank=rank, world_size=world, timeout=datetime.timedelta(seconds=20))
+    model = nn.Linear(32, 10)
+    for step in range(3):
+        x = torch.randn(8, 32 if step < 2 else 28)    # the last shard has fewer features
+        loss = model(x).sum()
+        loss.backward()
+        print(f"rank {rank} step {step} loss {loss.item():.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    mp.spawn(worker, args=(2,), nprocs=2)
+'''
+
+# --------------------------------------------------------------------------
+# pytorch/fsdp-param-outside-forward: FSDP1 use_orig_params=True exposes
+# the local 1-D shard when a submodule is called outside FSDP's forward
+# --------------------------------------------------------------------------
+_FSDP_EMBED_OUTSIDE = '''
+import datetime, torch, torch.nn as nn, torch.distributed as dist
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=30))
+rank = dist.get_rank()
+torch.manual_seed(0)
+
+
+class TinyLM(nn.Module):
+    def __init__(self, vocab=11, dim=4):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.block = nn.Linear(dim, dim)
+        self.head = nn.Linear(dim, vocab, bias=False)
+
+    def forward(self, ids):
+        return self.head(torch.relu(self.block(self.embed(ids))))
+
+
+model = FSDP(TinyLM(), use_orig_params=True, device_id=torch.device("cpu"))
+if rank == 0:
+    print(model, flush=True)
+opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+ids = torch.randint(0, 11, (2, 6))
+loss = model(ids).logsumexp(-1).mean()
+loss.backward()
+opt.step()
+print(f"rank {rank}: step 0 loss {loss.item():.4f}", flush=True)
+
+# sample one token greedily, calling the submodules directly (outside FSDP's forward)
+inner = model.module
+with torch.no_grad():
+    h = inner.embed(ids[:, :1])
+    print(inner.head(torch.relu(inner.block(h))).argmax(-1))
+'''
+
+_FSDP_LINEAR_OUTSIDE = '''
+import datetime, torch, torch.nn as nn, torch.distributed as dist
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=30))
+rank = dist.get_rank()
+torch.manual_seed(0)
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Linear(8, 8)
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.head(torch.relu(self.encoder(x)))
+
+
+model = FSDP(Classifier(), use_orig_params=True, device_id=torch.device("cpu"))
+if rank == 0:
+    print(model, flush=True)
+x = torch.randn(4, 8)
+# extract features for a linear probe with the encoder only
+features = torch.relu(model.module.encoder(x))
+'''
+
+
+
 def generate() -> None:
     two = {"nproc_per_node": 2}
-    run_script(WORKER_KILLED, "worker-sigfpe-division", _WORKER_FPE)
+    fpe = run_script(WORKER_KILLED, "worker-sigfpe-division", _WORKER_FPE)
+    _drop_nul(fpe)  # the worker's C signal handler writes its message with a trailing NUL byte
+
+    store = {"STORE_PORT": str(_port())}
+    run_script(STORE_CLOSED, "store-host-exits-during-new-group", _STORE_HOST_EXITS, args=["exit"], env=store)
+    run_script(STORE_CLOSED, "store-host-raises-tail", _STORE_HOST_EXITS, args=["exception"],
+               env={"STORE_PORT": str(_port())}, keep="tail:24")
+    run_script(STORE_CLOSED, "store-host-gone-broken-pipe", _STORE_HOST_EXITS, args=["late"],
+               env={"STORE_PORT": str(_port())}, keep="tail:12")
+
+    run_script(ENV_RDZV, "plain-python-two-lines", _ENV_RDZV_PLAIN)
+    run_script(ENV_RDZV, "train-script-without-torchrun", _ENV_RDZV_TRAIN, args=["--epochs", "2"])
+    run_script(ENV_RDZV, "rank-set-master-addr-missing", _ENV_RDZV_PLAIN, env={"RANK": "0", "WORLD_SIZE": "1"},
+               keep="tail:3")
+
+    run_script(DDP_INCONSISTENT, "param-count-torchrun", _DDP_PARAM_COUNT, torchrun=two)
+    run_script(DDP_INCONSISTENT, "embedding-size-torchrun-tail", _DDP_PARAM_SIZES, torchrun=two, keep="tail:30")
+    run_script(DDP_INCONSISTENT, "param-count-3ranks", _DDP_PARAM_COUNT, torchrun={"nproc_per_node": 3},
+               keep="tail:45")
+
+    run_script(DDP_NO_GRAD, "frozen-teacher-torchrun", _DDP_FROZEN_TEACHER, torchrun=two)
+    run_script(DDP_NO_GRAD, "frozen-backbone-spawn", _DDP_FROZEN_SPAWN, env={"STORE_PORT": str(_port())})
+    run_script(DDP_NO_GRAD, "frozen-teacher-tail", _DDP_FROZEN_TEACHER, torchrun=two, keep="tail:8")
+
+    run_script(SPAWN_RAISED, "keyerror-in-worker", _SPAWN_KEYERROR)
+    run_script(SPAWN_RAISED, "shape-error-in-worker", _SPAWN_SHAPE, env={"STORE_PORT": str(_port())})
+    run_script(SPAWN_RAISED, "keyerror-in-worker-tail", _SPAWN_KEYERROR, keep="tail:11")
+
+    run_script(FSDP_OUTSIDE, "embedding-called-outside-forward", _FSDP_EMBED_OUTSIDE, torchrun=two)
+    run_script(FSDP_OUTSIDE, "linear-probe-on-encoder", _FSDP_LINEAR_OUTSIDE, torchrun=two)
+    run_script(FSDP_OUTSIDE, "embedding-outside-forward-tail", _FSDP_EMBED_OUTSIDE, torchrun=two, keep="tail:40")
+
+
+def _drop_nul(path) -> None:
+    if path.exists():
+        path.write_bytes(path.read_bytes().replace(b"\x00", b""))
+
+
+def _port() -> int:
+    from generate import _free_port
+    return _free_port()

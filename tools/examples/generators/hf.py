@@ -160,7 +160,10 @@ from accelerate import Accelerator
 from transformers import AutoModelForCausalLM
 
 accelerator = Accelerator(cpu=True)
-ckpt = save_tiny(os.path.join(os.getcwd(), f"ckpt-{accelerator.process_index}"))
+ckpt = os.path.join(os.getcwd(), "ckpt")
+if accelerator.is_main_process:
+    save_tiny(ckpt)
+accelerator.wait_for_everyone()
 model = AutoModelForCausalLM.from_pretrained(
     ckpt, device_map={"model.embed_tokens": "cpu", "model.layers.0": "cpu", "model.layers.1": "disk",
                       "model.norm": "cpu", "model.rotary_emb": "cpu", "lm_head": "cpu"},

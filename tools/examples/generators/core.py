@@ -1,0 +1,578 @@
+"""Real example logs for the PyTorch-core entries: autograd, tensor shapes, losses,
+data loading, checkpoints, AMP, torch.compile and meta tensors.
+
+Every script runs on a CPU-only torch (2.13.0 was used) in a few seconds.  A
+checkpoint "saved on a GPU" is written by the script itself with the storage
+location tag a CUDA save records ("cuda:0"); everything else is the plain error.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from generate import EXAMPLES, run_script
+
+
+ONLY = [x for x in os.environ.get("GEN_ONLY", "").split(",") if x]  # e.g. GEN_ONLY=embedding,collate
+
+
+def _run(entry_id: str, name: str, script: str, **kw) -> Path:
+    """run_script, then neutralise interpreter paths the launcher and C++ traces print.
+
+    With GEN_ONLY set (comma-separated substrings of entry ids or log names), other logs are skipped.
+    """
+    if ONLY and not any(x in f"{entry_id}/{name}" for x in ONLY):
+        return EXAMPLES / entry_id / f"{name}.real.log"
+    dest = run_script(entry_id, name, script, **kw)
+    if not dest.exists():
+        return dest
+    text = dest.read_text()
+    fixed = re.sub(r"/\S*/bin/python3?\b", "/opt/conda/bin/python", text)
+    fixed = re.sub(r"/tmp/python-build\.[\d.]+/Python-[\d.]+/", "/usr/src/python/", fixed)
+    if fixed != text:
+        dest.write_text(fixed)
+    return dest
+
+
+TR2 = {"nproc_per_node": 2}
+
+# a training loop printed around the failure, so that logs are not bare tracebacks
+_LOOP_HEAD = '''
+import time, torch, torch.nn as nn, torch.nn.functional as F
+torch.manual_seed(0)
+def log(step, loss):
+    print(f"step {step:>4d} | loss {loss:.4f} | lr 3.0e-04", flush=True)
+'''
+
+_DDP_HEAD = '''
+import os, datetime, torch, torch.nn as nn, torch.nn.functional as F, torch.distributed as dist
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=20))
+rank = dist.get_rank()
+torch.manual_seed(0)
+'''
+
+# --------------------------------------------------------------------------
+# pytorch/tensor-does-not-require-grad
+# --------------------------------------------------------------------------
+_NOGRAD_FROZEN = _LOOP_HEAD + '''
+model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10))
+for p in model.parameters():          # "freeze the backbone" ... and the head too
+    p.requires_grad = False
+opt = torch.optim.AdamW([p for p in model.parameters()], lr=3e-4)
+x, y = torch.randn(16, 32), torch.randint(0, 10, (16,))
+loss = F.cross_entropy(model(x), y)
+loss.backward()
+'''
+
+_NOGRAD_EVAL_HELPER = _LOOP_HEAD + '''
+model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10))
+opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+
+@torch.no_grad()
+def compute_loss(batch):
+    x, y = batch
+    return F.cross_entropy(model(x), y)
+
+for step in range(1, 41):
+    batch = torch.randn(16, 32), torch.randint(0, 10, (16,))
+    if step <= 20:
+        out = model(batch[0]); loss = F.cross_entropy(out, batch[1])
+    else:
+        loss = compute_loss(batch)      # refactored: the eval helper is now used for training
+    opt.zero_grad(); loss.backward(); opt.step()
+    if step % 10 == 0:
+        log(step, loss.item())
+'''
+
+_NOGRAD_CHECKPOINT = _LOOP_HEAD + '''
+import warnings
+from torch.utils.checkpoint import checkpoint
+warnings.simplefilter("default")
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ff = nn.Linear(64, 64)
+    def forward(self, h):
+        return h + torch.relu(self.ff(h))
+
+class TinyLM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(100, 64)
+        self.blocks = nn.ModuleList(Block() for _ in range(2))
+        self.head = nn.Linear(64, 100)
+    def forward(self, ids):
+        h = self.embed(ids)
+        for b in self.blocks:
+            h = checkpoint(b, h, use_reentrant=True)
+        return self.head(h)
+
+model = TinyLM()
+model.requires_grad_(False)
+# "LoRA": only the adapters inside the checkpointed blocks train
+for b in model.blocks:
+    b.ff.weight.requires_grad_(True)
+print("trainable params:", sum(p.numel() for p in model.parameters() if p.requires_grad), flush=True)
+ids = torch.randint(0, 100, (4, 12))
+logits = model(ids)
+loss = F.cross_entropy(logits.view(-1, 100), ids.view(-1))
+loss.backward()
+'''
+
+_NOGRAD_DDP = _DDP_HEAD + '''
+from torch.nn.parallel import DistributedDataParallel as DDP
+model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
+model = DDP(model)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    x, y = torch.randn(8, 16), torch.randint(0, 4, (8,))
+    with torch.inference_mode():
+        logits = model(x)
+    loss = F.cross_entropy(logits, y)
+    if rank == 0:
+        print(f"[step {step}] forward done", flush=True)
+    loss.backward()
+    opt.step()
+'''
+
+# --------------------------------------------------------------------------
+# pytorch/dataloader-worker-exception
+# --------------------------------------------------------------------------
+_WORKER_KEYERROR = '''
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+class CaptionDataset(Dataset):
+    def __init__(self):
+        self.items = [{"image_id": i, "caption": f"a photo number {i}"} for i in range(100)]
+        self.items[42] = {"image_id": 42, "text": "schema changed in this shard"}
+    def __len__(self):
+        return len(self.items)
+    def __getitem__(self, i):
+        rec = self.items[i]
+        return torch.randn(8), len(rec["caption"])
+
+def main():
+    loader = DataLoader(CaptionDataset(), batch_size=10, num_workers=2)
+    for epoch in range(1):
+        for step, (x, n) in enumerate(loader):
+            print(f"epoch {epoch} step {step} batch {tuple(x.shape)}", flush=True)
+
+if __name__ == "__main__":
+    main()
+'''
+
+_WORKER_FILENOTFOUND = '''
+import os, torch
+from torch.utils.data import DataLoader, Dataset
+
+class ImageFolderList(Dataset):
+    def __init__(self, root):
+        self.paths = [os.path.join(root, f"img_{i:05d}.jpg") for i in range(64)]
+    def __len__(self):
+        return len(self.paths)
+    def __getitem__(self, i):
+        with open(self.paths[i], "rb") as fh:
+            data = fh.read()
+        return torch.frombuffer(bytearray(data[:16].ljust(16, b"0")), dtype=torch.uint8)
+
+if __name__ == "__main__":
+    loader = DataLoader(ImageFolderList("/data/coco/train2017"), batch_size=16, num_workers=4, shuffle=True)
+    for batch in loader:
+        pass
+'''
+
+_WORKER_DDP_VALUEERROR = _DDP_HEAD + '''
+from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+class LabelDataset(Dataset):
+    labels = ["cat", "dog", "bird", "Cat "]
+    def __len__(self):
+        return 64
+    def __getitem__(self, i):
+        name = self.labels[i % 4]
+        return torch.randn(4), ["cat", "dog", "bird"].index(name)
+
+ds = LabelDataset()
+loader = DataLoader(ds, batch_size=4, sampler=DistributedSampler(ds, shuffle=False), num_workers=2)
+for step, (x, y) in enumerate(loader):
+    print(f"rank {rank} step {step} {tuple(x.shape)}", flush=True)
+'''
+
+# --------------------------------------------------------------------------
+# pytorch/collate-stack-unequal-size
+# --------------------------------------------------------------------------
+_STACK_TOKENS = '''
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+class Sentences(Dataset):
+    def __init__(self):
+        self.texts = ["the cat sat on the mat", "a dog", "birds fly south in the winter months", "ok"]
+    def __len__(self):
+        return len(self.texts)
+    def __getitem__(self, i):
+        ids = [hash(w) % 1000 for w in self.texts[i].split()]
+        return torch.tensor(ids), torch.tensor(i % 2)
+
+if __name__ == "__main__":
+    for ids, label in DataLoader(Sentences(), batch_size=2):
+        print(ids.shape)
+'''
+
+_STACK_IMAGES_WORKERS = _LOOP_HEAD + '''
+from torch.utils.data import DataLoader, Dataset
+
+class Images(Dataset):
+    def __len__(self):
+        return 400
+    def __getitem__(self, i):
+        c = 1 if i == 277 else 3          # one grayscale image in an RGB folder
+        return torch.rand(c, 32, 32), i % 10
+
+def main():
+    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    loader = DataLoader(Images(), batch_size=16, num_workers=2)
+    for step, (x, y) in enumerate(loader, 1):
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad(); loss.backward(); opt.step()
+        if step % 5 == 0:
+            log(step, loss.item())
+
+if __name__ == "__main__":
+    main()
+'''
+
+_STACK_RESIZE_STORAGE = '''
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+class Audio(Dataset):
+    def __len__(self):
+        return 32
+    def __getitem__(self, i):
+        return torch.randn(16000 - 500 * (i % 4))   # clips of different length
+
+if __name__ == "__main__":
+    for wav in DataLoader(Audio(), batch_size=4, num_workers=2):
+        print(wav.shape)
+'''
+
+# --------------------------------------------------------------------------
+# pytorch/embedding-index-out-of-range
+# --------------------------------------------------------------------------
+_EMB_ADDED_TOKENS = _LOOP_HEAD + '''
+vocab = {f"tok{i}": i for i in range(1000)}
+# new special tokens added to the tokenizer, the model's embedding was built before
+for t in ["<|user|>", "<|assistant|>", "<|end|>"]:
+    vocab[t] = len(vocab)
+
+class TinyLM(nn.Module):
+    def __init__(self, n_vocab):
+        super().__init__()
+        self.embed = nn.Embedding(n_vocab, 32)
+        self.head = nn.Linear(32, n_vocab)
+    def forward(self, ids):
+        return self.head(self.embed(ids))
+
+model = TinyLM(1000)
+opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+for step in range(1, 60):
+    ids = torch.randint(0, 1000, (8, 16))
+    if step == 47:
+        ids[3, 0] = vocab["<|user|>"]
+    logits = model(ids)
+    loss = F.cross_entropy(logits.view(-1, 1000), ids.view(-1))
+    opt.zero_grad(); loss.backward(); opt.step()
+    if step % 10 == 0:
+        log(step, loss.item())
+'''
+
+_EMB_POSITIONS = '''
+import torch, torch.nn as nn
+class Encoder(nn.Module):
+    def __init__(self, max_pos=512):
+        super().__init__()
+        self.tok = nn.Embedding(30522, 64)
+        self.pos = nn.Embedding(max_pos, 64)
+    def forward(self, ids):
+        positions = torch.arange(ids.size(1)).unsqueeze(0)
+        return self.tok(ids) + self.pos(positions)
+
+print("Token indices sequence length is longer than the specified maximum sequence length "
+      "for this model (731 > 512). Running this sequence through the model will result in indexing errors", flush=True)
+enc = Encoder()
+out = enc(torch.randint(0, 30522, (1, 731)))
+'''
+
+_EMB_DDP = _DDP_HEAD + '''
+emb = nn.Embedding(50, 8)
+ids = torch.randint(0, 50, (4, 6))
+if rank == 1:
+    ids[0, 0] = -100          # label padding leaked into input_ids
+out = emb(ids).sum()
+out.backward()
+'''
+
+# --------------------------------------------------------------------------
+# pytorch/batch-size-mismatch-input-target
+# --------------------------------------------------------------------------
+_BS_CNN_VIEW = _LOOP_HEAD + '''
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 6, 5); self.pool = nn.MaxPool2d(2, 2); self.conv2 = nn.Conv2d(6, 16, 5)
+        self.fc1 = nn.Linear(16 * 2 * 5, 120); self.fc2 = nn.Linear(120, 10)
+    def forward(self, x):
+        x = self.pool(F.relu(self.conv1(x)))
+        x = self.pool(F.relu(self.conv2(x)))
+        x = x.view(-1, 16 * 2 * 5)           # should be 16 * 5 * 5
+        return self.fc2(F.relu(self.fc1(x)))
+
+net = Net()
+criterion = nn.CrossEntropyLoss()
+x, y = torch.randn(32, 3, 32, 32), torch.randint(0, 10, (32,))
+loss = criterion(net(x), y)
+'''
+
+_BS_LM_LABELS = _LOOP_HEAD + '''
+vocab, B, T = 500, 8, 128
+model = nn.Sequential(nn.Embedding(vocab, 32), nn.Linear(32, vocab))
+opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+print("epoch 1/3", flush=True)
+for step in range(1, 4):
+    ids = torch.randint(0, vocab, (B, T))
+    labels = torch.randint(0, 2, (B,))          # sequence-level labels from the old classifier config
+    logits = model(ids)
+    loss = F.cross_entropy(logits.view(-1, vocab), labels)
+    opt.zero_grad(); loss.backward(); opt.step()
+    log(step, loss.item())
+'''
+
+_BS_DDP = _DDP_HEAD + '''
+from torch.nn.parallel import DistributedDataParallel as DDP
+model = DDP(nn.Sequential(nn.Linear(20, 8), nn.Flatten(0)))
+x = torch.randn(16, 20)
+y = torch.randint(0, 8, (16,))
+logits = model(x).view(-1, 4)        # [16*8] -> [32, 4]
+loss = nn.NLLLoss()(F.log_softmax(logits, -1), y)
+'''
+
+# --------------------------------------------------------------------------
+# pytorch/state-dict-size-mismatch
+# --------------------------------------------------------------------------
+_SD_HEAD_CLASSES = _LOOP_HEAD + """
+class Net(nn.Module):
+    def __init__(self, num_classes):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(3, 16, 3), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+        self.fc = nn.Linear(16, num_classes)
+    def forward(self, x):
+        return self.fc(self.features(x))
+
+torch.save(Net(1000).state_dict(), "imagenet_pretrained.pth")
+print("building model for 10 classes", flush=True)
+model = Net(num_classes=10)
+state = torch.load("imagenet_pretrained.pth", map_location="cpu")
+model.load_state_dict(state)
+"""
+
+_SD_HF_NUM_LABELS = """
+import logging
+from transformers import BertConfig, BertForSequenceClassification
+cfg = BertConfig(vocab_size=120, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                 intermediate_size=64, num_labels=2)
+BertForSequenceClassification(cfg).save_pretrained("./sentiment-base")
+model = BertForSequenceClassification.from_pretrained("./sentiment-base", num_labels=5)
+"""
+
+_SD_VOCAB_DDP = _DDP_HEAD + """
+class LM(nn.Module):
+    def __init__(self, vocab):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(vocab, 16)
+        self.lm_head = nn.Linear(16, vocab, bias=False)
+
+if rank == 0:
+    torch.save(LM(32001).state_dict(), "finetuned_with_pad_token.pt")   # saved after adding [PAD]
+dist.barrier()
+model = LM(32000)
+model.load_state_dict(torch.load("finetuned_with_pad_token.pt", map_location="cpu"))
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/deserialize-cuda-on-cpu-machine
+# --------------------------------------------------------------------------
+# torch.save records each storage's device as a location tag; a GPU run writes "cuda:0".
+_GPU_CKPT = """
+import torch, torch.serialization as _ser
+_tag = _ser.location_tag
+_ser.location_tag = lambda storage: "cuda:0"      # what a save on a GPU records
+torch.save({"model": torch.nn.Linear(8, 2).state_dict(), "epoch": 12}, "best_model.pt")
+_ser.location_tag = _tag
+"""
+
+_DESER_DIRECT = _GPU_CKPT + """
+model = torch.nn.Linear(8, 2)
+print("loading best_model.pt for evaluation", flush=True)
+ckpt = torch.load("best_model.pt")
+model.load_state_dict(ckpt["model"])
+"""
+
+_DESER_DDP = _DDP_HEAD + _GPU_CKPT.replace("import torch, torch.serialization as _ser", "import torch.serialization as _ser") + """
+model = nn.Linear(8, 2)
+ckpt = torch.load("best_model.pt", weights_only=False)
+model.load_state_dict(ckpt["model"])
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/meta-tensor-copy-out
+# --------------------------------------------------------------------------
+_META_DEVICE_TO = """
+import torch, torch.nn as nn
+with torch.device("meta"):
+    model = nn.Sequential(nn.Linear(1024, 4096), nn.GELU(), nn.Linear(4096, 1024))
+print("model created on", next(model.parameters()).device, flush=True)
+model = model.to("cpu")
+"""
+
+_META_ACCELERATE = """
+import torch, torch.nn as nn
+from accelerate import init_empty_weights
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.Linear(64, 64)
+        self.mlp = nn.Linear(64, 64)
+
+with init_empty_weights():
+    model = nn.ModuleList(Block() for _ in range(4))
+# only part of the weights is loaded from the shard that was found
+shard = {k: torch.randn_like(v, device="cpu") for k, v in model.state_dict().items() if k.startswith("0.")}
+model.load_state_dict(shard, strict=False, assign=True)
+model.to("cpu")
+"""
+
+_META_BUFFER_ITEM = _LOOP_HEAD + """
+class Rotary(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(32, 32)
+        self.register_buffer("inv_freq", 1.0 / (10000 ** (torch.arange(0, 32, 2) / 32)), persistent=False)
+        self.register_buffer("max_seen", torch.tensor(0))
+
+with torch.device("meta"):
+    model = Rotary()
+ckpt = {"proj.weight": torch.randn(32, 32), "proj.bias": torch.randn(32), "max_seen": torch.tensor(7)}
+model.load_state_dict(ckpt, assign=True)
+print("loaded", sorted(ckpt), flush=True)
+print("max_seen", model.max_seen.item(), flush=True)
+print("inv_freq[0]", model.inv_freq[0].item(), flush=True)
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/amp-unscale-fp16-gradients
+# --------------------------------------------------------------------------
+_AMP_HALF_MODEL = _LOOP_HEAD + """
+model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 4)).half()   # "load in fp16"
+opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+scaler = torch.amp.GradScaler("cpu")
+for step in range(1, 4):
+    x, y = torch.randn(16, 64), torch.randint(0, 4, (16,))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        loss = F.cross_entropy(model(x.half()).float(), y)
+    opt.zero_grad()
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+    log(step, loss.item())
+"""
+
+_AMP_LORA_CLIP = _LOOP_HEAD + """
+class LoRALinear(nn.Module):
+    def __init__(self, base, r=4):
+        super().__init__()
+        self.base = base
+        self.lora_A = nn.Linear(base.in_features, r, bias=False)
+        self.lora_B = nn.Linear(r, base.out_features, bias=False)
+    def forward(self, x):
+        return self.base(x) + self.lora_B(self.lora_A(x))
+
+base = nn.Sequential(nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 8))
+model = nn.Sequential(LoRALinear(base[0]), base[1], LoRALinear(base[2]))
+model = model.to(torch.float16)                   # base loaded with torch_dtype=float16; adapters follow
+for n, p in model.named_parameters():
+    p.requires_grad = "lora_" in n
+print("trainable:", [n for n, p in model.named_parameters() if p.requires_grad], flush=True)
+opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
+scaler = torch.amp.GradScaler("cpu")
+x, y = torch.randn(8, 32, dtype=torch.float16), torch.randint(0, 8, (8,))
+loss = F.cross_entropy(model(x).float(), y)
+scaler.scale(loss).backward()
+scaler.unscale_(opt)
+torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+"""
+
+_AMP_DDP = _DDP_HEAD + """
+from torch.nn.parallel import DistributedDataParallel as DDP
+model = DDP(nn.Linear(16, 4).half())
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+scaler = torch.amp.GradScaler("cpu")
+loss = model(torch.randn(4, 16).half()).float().pow(2).mean()
+scaler.scale(loss).backward()
+scaler.step(opt)
+"""
+
+
+def generate() -> None:
+    e = "pytorch/tensor-does-not-require-grad"
+    _run(e, "frozen-model-direct", _NOGRAD_FROZEN)
+    _run(e, "no-grad-helper-after-steps", _NOGRAD_EVAL_HELPER)
+    _run(e, "reentrant-checkpoint-frozen-embeddings", _NOGRAD_CHECKPOINT)
+    _run(e, "inference-mode-torchrun", _NOGRAD_DDP, torchrun=TR2)
+
+    e = "pytorch/dataloader-worker-exception"
+    _run(e, "keyerror-in-getitem", _WORKER_KEYERROR)
+    _run(e, "missing-file-tail", _WORKER_FILENOTFOUND, keep="tail:24")
+    _run(e, "valueerror-torchrun", _WORKER_DDP_VALUEERROR, torchrun=TR2)
+
+    e = "pytorch/collate-stack-unequal-size"
+    _run(e, "token-ids-no-padding", _STACK_TOKENS)
+    _run(e, "grayscale-image-in-worker", _STACK_IMAGES_WORKERS)
+    _run(e, "resize-storage-worker", _STACK_RESIZE_STORAGE)
+    _run(e, "token-ids-tail", _STACK_TOKENS, keep="tail:2")
+
+    e = "pytorch/embedding-index-out-of-range"
+    _run(e, "added-special-tokens-mid-training", _EMB_ADDED_TOKENS)
+    _run(e, "positions-longer-than-table", _EMB_POSITIONS)
+    _run(e, "negative-id-torchrun", _EMB_DDP, torchrun=TR2)
+
+    e = "pytorch/batch-size-mismatch-input-target"
+    _run(e, "cnn-wrong-view", _BS_CNN_VIEW)
+    _run(e, "lm-sequence-labels", _BS_LM_LABELS)
+    _run(e, "nllloss-torchrun", _BS_DDP, torchrun=TR2)
+    _run(e, "cnn-wrong-view-tail", _BS_CNN_VIEW, keep="tail:1")
+
+    e = "pytorch/state-dict-size-mismatch"
+    _run(e, "classifier-head-1000-vs-10", _SD_HEAD_CLASSES)
+    _run(e, "transformers-num-labels", _SD_HF_NUM_LABELS)
+    _run(e, "resized-vocab-torchrun", _SD_VOCAB_DDP, torchrun=TR2)
+
+    e = "pytorch/deserialize-cuda-on-cpu-machine"
+    _run(e, "gpu-checkpoint-on-laptop", _DESER_DIRECT)
+    _run(e, "gpu-checkpoint-torchrun-gloo", _DESER_DDP, torchrun=TR2)
+    _run(e, "gpu-checkpoint-tail", _DESER_DIRECT, keep="tail:3")
+
+    e = "pytorch/meta-tensor-copy-out"
+    _run(e, "meta-device-to-cpu", _META_DEVICE_TO)
+    _run(e, "init-empty-weights-partial-load", _META_ACCELERATE)
+    _run(e, "buffer-not-loaded-item", _META_BUFFER_ITEM)
+
+    e = "pytorch/amp-unscale-fp16-gradients"
+    _run(e, "half-model-gradscaler", _AMP_HALF_MODEL)
+    _run(e, "fp16-lora-clip-grad", _AMP_LORA_CLIP)
+    _run(e, "half-model-torchrun", _AMP_DDP, torchrun=TR2)
