@@ -18,7 +18,10 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel
 
-from app.client_models import EntryList, EntryView, GuideList, GuideView, Health, MatchResponse, OutcomeReport
+from app.schemas.common import Health
+from app.schemas.entries import EntryList, EntryView, GuideList, GuideView
+from app.schemas.match import MatchResponse
+from app.schemas.outcomes import OutcomeOut as OutcomeReport
 
 M = TypeVar("M", bound=BaseModel)
 DEFAULT_URL = "http://127.0.0.1:8000"

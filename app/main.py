@@ -7,7 +7,7 @@ from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.staticfiles import StaticFiles
 
-from app.api import errors, export, guides, health, inbox, match, openapi, outcomes, problems
+from app.api import errors, export, guides, health, inbox, match, openapi, outcomes, pages, problems
 from app.api.middleware import Edge
 from app.mcp.server import mount as mount_mcp
 from app.service import KBService
@@ -48,12 +48,7 @@ def create_app(db_path: str | None = None, kb_root: str | None = None) -> FastAP
     app.include_router(outcomes.router)
     app.include_router(inbox.router)
     mount_mcp(app)  # the MCP tools at /mcp (streamable HTTP)
-    try:
-        from app.web import routes as web_routes
-    except ImportError:  # the pages are optional for API-only deployments
-        web_routes = None
-    if web_routes is not None:
-        web_routes.install(app)
+    pages.install(app)  # the home page, results, language switch, static files, HTML error pages
     return app
 
 

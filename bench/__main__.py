@@ -117,30 +117,11 @@ def own_examples() -> dict:
     }
 
 
-def holdout(module: str = "holdout_eval") -> dict:
-    """A held-out set (bench/holdout, bench/holdout2: written apart from kb/examples), scored by its evaluator."""
-    import contextlib
-    import importlib
-    import io
+def heldout() -> dict:
+    """Every ready held-out set (bench/holdout*/), scored by bench/heldout.py: figures only, no per-log rows."""
+    from bench.heldout import evaluate, figures, ready_sets
 
-    evaluator = importlib.import_module(f"bench.{module}")
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "rows.json"
-        with contextlib.redirect_stdout(io.StringIO()):
-            evaluator.main(["--json", str(out)])
-        rows = json.loads(out.read_text())
-    pos = [r for r in rows if r["expected"]]
-    neg = [r for r in rows if not r["expected"]]
-    rr = [r for r in pos if "root_rank_ok" in r]
-    return {
-        "positives": len(pos),
-        "negatives": len(neg),
-        "p_at_1": round(sum(r["ok"] for r in pos) / max(len(pos), 1), 3),
-        "mrr": round(sum(1 / r["rank_of_expected"] for r in pos if r["rank_of_expected"]) / max(len(pos), 1), 3),
-        "negative_rejection": round(sum(r["ok"] for r in neg) / max(len(neg), 1), 3),
-        "root_rank_correct": f"{sum(r['root_rank_ok'] for r in rr)}/{len(rr)}",
-        "misses": [r["log"] for r in pos if not r["ok"]],
-    }
+    return {name: figures(evaluate(name)) for name in ready_sets()}
 
 
 def load_peer(path: Path | None, canons: list[dict]):
@@ -351,8 +332,10 @@ def main(argv: list[str] | None = None) -> int:
     results = {"machine": machine(), "peer_checkout": bool(peer)}
     print("own examples ...", flush=True)
     results["own"] = own_examples()
-    results["holdout"] = holdout("holdout_eval")
-    results["holdout2"] = holdout("holdout2_eval")
+    from app.matching.config import DEFAULT
+
+    results["config"] = DEFAULT.id
+    results["heldout"] = heldout()
     print("peer data ...", flush=True)
     results["peer"] = peer_data(peer, args.sample, args.seed)
     print("http throughput ...", flush=True)

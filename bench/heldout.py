@@ -96,7 +96,12 @@ def score_set(base: Path, kb: Path) -> list[dict]:
             "tier": meta.get("tier", "core"),
             "took_ms": res.get("took_ms"),
         }
+        row["group"] = ("unknown-root" if rel.startswith("unknown-root/") else "negative" if expected is None
+                        else "known" if meta.get("kb42", True) else "planned")
         row["ok"] = (not res["matches"]) if expected is None else row["top"] == expected
+        if row["group"] == "unknown-root":  # the root is an error no entry knows: say so, at the right rank
+            row["root_unknown_ok"] = bool(rc) and rc.get("entry") is None and not any(
+                m.get("root_cause_match") for m in res["matches"])
         if meta.get("root_rank") is not None:
             row["root_rank_ok"] = rc.get("rank") == meta["root_rank"]
         rows.append(row)
@@ -120,10 +125,12 @@ def calibration(rows: list[dict]) -> list[dict]:
     return table
 
 
-def summary(rows: list[dict], subset: set[str] | None = None) -> dict:
-    pos = [r for r in rows if r["expected"] and (subset is None or r["expected"] in subset)]
-    neg = [r for r in rows if not r["expected"]]
-    rr = [r for r in pos if "root_rank_ok" in r]
+def summary(rows: list[dict], subset: set[str] | None = None, group: str | None = None) -> dict:
+    pos = [r for r in rows if r["expected"] and (subset is None or r["expected"] in subset)
+           and (group is None or r.get("group") == group)]
+    neg = [r for r in rows if not r["expected"] and r.get("group", "negative") == "negative"]
+    unknown = [r for r in rows if r.get("group") == "unknown-root"]
+    rr = [r for r in pos + (unknown if group is None or group == "known" else []) if "root_rank_ok" in r]
     return {
         "positives": len(pos),
         "negatives": len(neg),
@@ -136,6 +143,9 @@ def summary(rows: list[dict], subset: set[str] | None = None) -> dict:
         "misses": [r["log"] for r in pos if not r["ok"]],
         "false_positives": [r["log"] for r in neg if not r["ok"]],
         "root_rank_misses": [r["log"] for r in rr if not r["root_rank_ok"]],
+        "unknown_root": len(unknown),
+        "unknown_root_said": _ratio(sum(r["root_unknown_ok"] for r in unknown), len(unknown)),
+        "unknown_root_no_match": _ratio(sum(not r["all_matches"] for r in unknown), len(unknown)),
         "calibration": calibration(pos + neg),
     }
 
@@ -169,6 +179,9 @@ def print_summary(title: str, s: dict) -> None:
     print(f"MRR                    {s['mrr']}")
     print(f"first failing rank     {s['root_rank_correct']}  ({s['root_rank_logs']} logs name it)")
     print(f"negative rejection     {s['negative_rejection']}")
+    if s["unknown_root"]:
+        print(f"unknown root said      {s['unknown_root_said']}  (no match at all: {s['unknown_root_no_match']}, "
+              f"{s['unknown_root']} logs)")
     print("calibration (top answers): bin  n  mean-confidence  accuracy")
     for b in s["calibration"]:
         print(f"    {b['bin']}  {b['n']:>4}  {b['mean_confidence']:.3f}  {b['accuracy']:.3f}")
@@ -180,7 +193,72 @@ def evaluate(name: str, kb: Path | None = None, subset_kb: Path | None = None, b
     out = {"set": name, "all": summary(rows), "rows": rows}
     if subset_kb is not None:
         out["subset"] = summary(rows, kb_ids(subset_kb))
+    groups = {r.get("group") for r in rows}
+    for g in ("known", "planned"):
+        if g in groups and "planned" in groups:
+            out[g] = summary(rows, group=g)
     return out
+
+
+SETS = ("holdout", "holdout2", "holdout3")
+START, END = "<!-- heldout:start -->", "<!-- heldout:end -->"
+
+
+def ready_sets() -> list[str]:
+    """The held-out sets present (a set still being written has no READY file yet: holdout3 and later)."""
+    out = []
+    for name in SETS:
+        base = REPO / "bench" / name
+        if base.is_dir() and (name in ("holdout", "holdout2") or (base / "READY").exists()):
+            out.append(name)
+    return out
+
+
+def figures(res: dict) -> dict:
+    """The per-set figures kept in bench/results (no per-log rows)."""
+    keep = {k: v for k, v in res.items() if k != "rows"}
+    return keep
+
+
+def markdown(results: dict[str, dict], config: str | None, when: str) -> str:
+    """The held-out section of docs/benchmarks.md: one row per set (and group), then the calibration tables."""
+    def row(cells) -> str:
+        return "| " + " | ".join("—" if c is None else str(c) for c in cells) + " |"
+
+    L = [START, "", "## Held-out sets and calibration", "",
+         f"Scored {when} with ranking config `{config}` (`python -m bench.heldout --set NAME`). "
+         "`first failing rank` counts the logs whose manifest names the rank (or mp.spawn process) that failed "
+         "first; `unknown root` counts logs whose first failure is an error no entry knows (right when the result "
+         "says so: root cause with no entry, and no match claims it).", "",
+         row(["set", "group", "positives", "negatives", "precision@1", "MRR", "first failing rank",
+              "negative rejection", "unknown root"]), row(["---"] * 9)]
+    for name, res in results.items():
+        groups = [("all", res["all"])] + [(g, res[g]) for g in ("known", "planned") if g in res]
+        for g, s in groups:
+            L.append(row([f"`bench/{name}/`", g, s["positives"], s["negatives"], s["p_at_1"], s["mrr"],
+                          f"{s['root_rank_correct']} ({s['root_rank_logs']})", s["negative_rejection"],
+                          s["unknown_root_said"] if s["unknown_root"] else None]))
+    L += ["", "Calibration: the top answer's confidence against how often it was right (negatives count as wrong "
+          "answers when anything is returned). The weights were fitted on `bench/holdout` and `bench/holdout2` "
+          "(`python -m bench.calibrate`); `bench/holdout3` was not used for the fit.", ""]
+    for name, res in results.items():
+        L += [f"`bench/{name}/`:", "", row(["confidence", "answers", "mean confidence", "accuracy"]), row(["---"] * 4)]
+        for b in res["all"]["calibration"]:
+            L.append(row([b["bin"], b["n"], b["mean_confidence"], b["accuracy"]]))
+        L.append("")
+    L.append(END)
+    return "\n".join(L)
+
+
+def write_section(doc: Path, section: str, start: str = START, end: str = END) -> None:
+    """Put the section into doc, replacing the previous one between the markers (appending if none)."""
+    text = doc.read_text() if doc.exists() else "# Benchmarks\n"
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        text = head + section + rest.split(end, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    doc.write_text(text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -191,12 +269,29 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--subset-kb", type=Path, help="also score only the positives whose id is in this KB")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every log, not only the misses")
     ap.add_argument("--json", type=Path, help="write the figures and per-log rows here")
+    ap.add_argument("--markdown", type=Path, help="score every ready set and write the held-out section of this file "
+                                                  "(e.g. docs/benchmarks.md)")
     args = ap.parse_args(argv)
+    if args.markdown:
+        import time
+
+        from app.matching.config import DEFAULT
+
+        results = {name: evaluate(name, args.kb) for name in ready_sets()}
+        for name, res in results.items():
+            print_summary(name, res["all"])
+        write_section(args.markdown, markdown(results, DEFAULT.id, time.strftime("%Y-%m-%d")))
+        if args.json:
+            args.json.write_text(json.dumps({k: figures(v) for k, v in results.items()}, indent=1))
+        return 0
     res = evaluate(args.set, args.kb, args.subset_kb, args.dir)
     print_rows(res["rows"], args.verbose)
     print_summary(f"{args.set}: all", res["all"])
     if "subset" in res:
         print_summary(f"{args.set}: ids of {args.subset_kb}", res["subset"])
+    for g in ("known", "planned"):
+        if g in res:
+            print_summary(f"{args.set}: {g} ids (manifest kb42={g == 'known'}) and every negative", res[g])
     try:
         from app.matching.config import DEFAULT
         res["config"] = DEFAULT.id

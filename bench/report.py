@@ -14,11 +14,10 @@ def _targets(r: dict) -> list[tuple[str, str, bool]]:
         ("precision@1 >= 0.95 on our examples", str(own["p_at_1"]), own["p_at_1"] >= 0.95),
         ("negative rejection >= 0.95 on our examples", str(own["negative_rejection"]), own["negative_rejection"] >= 0.95),
     ]
-    for k in ("holdout", "holdout2"):
-        if r.get(k):
-            h = r[k]
-            out.append((f"(held-out `bench/{k}/`) precision@1 / negative rejection",
-                        f"{h['p_at_1']} / {h['negative_rejection']}", h["p_at_1"] >= 0.95 and h["negative_rejection"] >= 0.95))
+    for k, res in r.get("heldout", {}).items():
+        h = res.get("known", res["all"])
+        out.append((f"(held-out `bench/{k}/`) precision@1 / negative rejection",
+                    f"{h['p_at_1']} / {h['negative_rejection']}", h["p_at_1"] >= 0.95 and h["negative_rejection"] >= 0.95))
     for name, row in peer["sets"].items():
         if "deadends" in row:
             f, d = row["faultline"]["p_at_1"], row["deadends"]["p_at_1"]
@@ -63,20 +62,10 @@ def write_report(r: dict, out: Path) -> None:
           _row(["confidence", "matches", "top-1 accuracy"]), _row(["---"] * 3)]
     for b, v in own["calibration"].items():
         L.append(_row([b, v["n"], v["accuracy"]]))
-    sets = [(k, r[k]) for k in ("holdout", "holdout2") if r.get(k)]
-    if sets:
-        L += ["", "Held-out logs, written by two separate authors without reading `kb/examples/` "
-              "(`bench/holdout/`, `bench/holdout2/`; general matcher fixes and a few missing old-wording "
-              "signatures were made after each set's first run, so neither is fully blind any more; their "
-              "READMEs say what changed):", "",
-              _row(["set", "positive logs", "negative logs", "precision@1", "MRR", "negative rejection",
-                    "first failing rank right"]),
-              _row(["---"] * 7)]
-        for k, h in sets:
-            L.append(_row([f"`bench/{k}/`", h["positives"], h["negatives"], h["p_at_1"], h["mrr"],
-                           h["negative_rejection"], h["root_rank_correct"]]))
-        for k, h in sets:
-            L += ["", f"Misses in `bench/{k}/`: " + (", ".join(f"`{m}`" for m in h["misses"]) or "none")]
+    if r.get("heldout"):
+        from bench.heldout import markdown
+
+        L += ["", markdown(r["heldout"], r.get("config"), r["machine"]["date"])]
     L += ["", "## 2. Accuracy on identical data: the deadends.dev corpus", ""]
     L.append(f"Both matchers see the same {peer['canons']} canons (the corpus copy, CC BY 4.0). Ours imports them with "
              f"`faultline import deadends` ({peer['entries']} entries, index built in {peer['index_build_s']} s). "

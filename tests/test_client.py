@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from app.client import AsyncClient, Client, FaultlineError, InvalidRequest, NotFound, Unauthorized
-from app.client_models import EntryList, EntryView
+from app.schemas.entries import EntryList, EntryView
 from app.schemas.match import MatchResponse
 from tests.conftest import KB, SEED_LINE
 from tests.service import started_service  # noqa: F401 - a fixture: the real service over HTTP

@@ -6,7 +6,7 @@ import json
 from app.kbfiles import load_kb
 from app.matching.index import MatchIndex
 from app.render.match import match_text
-from bench.holdout_eval import load_logs
+from bench.heldout import load_logs
 from tests.conftest import KB, REPO
 
 import pytest

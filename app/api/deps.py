@@ -5,7 +5,7 @@ from typing import Annotated, Optional
 
 from fastapi import Query, Request
 
-from app.i18n.negotiate import negotiate, quality_list
+from app.i18n.negotiate import lang_headers, negotiate, quality_list  # noqa: F401 - lang_headers re-exported
 from app.service import Snapshot
 
 
@@ -37,8 +37,6 @@ def split_format(ident: str, known) -> tuple[str, str | None]:
     return ident, None
 
 
-def lang_headers(lang: str) -> dict[str, str]:
-    return {"Content-Language": lang, "Vary": "Accept, Accept-Language, Cookie"}
 
 
 # ?lang= on every route: en or zh (regional tags such as zh-CN are accepted and mapped); anything else

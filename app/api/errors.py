@@ -8,6 +8,7 @@ from fastapi.responses import JSONResponse, Response
 
 from app.api.deps import LangQuery, lang_headers, request_lang, snapshot, split_format, wants_html
 from app.api.problems import ApiError
+from app.web.pages import browse_page, entry_page
 from app.render.markdown import entry_markdown
 from app.schemas.common import errors
 from app.schemas.entries import EntryList, EntryView
@@ -35,8 +36,6 @@ def errors_index(request: Request, q: Optional[str] = Query(None, max_length=500
     snap = snapshot(request)
     ids = list_entries(snap, q, tag, domain)
     if wants_html(request):
-        from app.web.pages import browse_page
-
         return browse_page(request, snap, chosen, ids, q=q, tag=tag, domain=domain, page=page, per_page=per_page)
     start = (page - 1) * per_page
     shown = [snap.entries.summary(i) for i in ids[start:start + per_page]]
@@ -76,7 +75,5 @@ def error_detail(domain: str, slug: str, request: Request, lang: LangQuery = Non
     if fmt == "json":
         return JSONResponse(entry_view(entry, chosen, counts), headers=headers)
     if wants_html(request):
-        from app.web.pages import entry_page
-
         return entry_page(request, snap, entry, chosen, counts)
     return JSONResponse(entry_view(entry, chosen, counts), headers=headers)

@@ -8,6 +8,7 @@ from fastapi.responses import JSONResponse, Response
 
 from app.api.deps import LangQuery, lang_headers, request_lang, snapshot, split_format, wants_html
 from app.api.problems import ApiError
+from app.web.pages import guide_page, guides_page
 from app.render.markdown import guide_markdown
 from app.render.view import guide_view
 from app.schemas.common import errors
@@ -24,8 +25,6 @@ def guides_index(request: Request, lang: LangQuery = None):
     chosen = request_lang(request, lang)
     snap = snapshot(request)
     if wants_html(request):
-        from app.web.pages import guides_page
-
         return guides_page(request, snap, chosen)
     items = [{"id": g.id, "title": g.title.get(chosen), "summary": g.summary.get(chosen), "url": f"/guides/{g.id}"}
              for g in sorted(snap.guides.values(), key=lambda g: g.id)]
@@ -48,7 +47,5 @@ def guide_detail(guide_id: str, request: Request, lang: LangQuery = None):
     if fmt == "md":
         return Response(guide_markdown(guide, chosen, entries), media_type="text/markdown; charset=utf-8", headers=headers)
     if fmt is None and wants_html(request):
-        from app.web.pages import guide_page
-
         return guide_page(request, snap, guide, chosen)
     return JSONResponse(guide_view(guide, chosen, entries), headers=headers)

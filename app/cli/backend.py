@@ -28,6 +28,8 @@ def match_log(text: str, *, server: str | None, db: str | None, kb: str, environ
             with Client(server, timeout=60) as c:
                 return c.match_json(text, environment=environment, limit=limit, lang=lang)
         except FaultlineError as exc:
+            if not exc.status:  # no answer at all
+                raise BackendError(exc.message) from None
             raise BackendError(f"{server} answered {exc.status} {exc.code}: {exc.message}") from None
     from app.render.match import match_text
     from app.store.load import index_from_db

@@ -69,3 +69,8 @@ def negotiate(query_lang: str | None, accept_language: str | None, cookie: str |
         return _base(cookie)  # type: ignore[return-value]
     prefs = [b for b in (_base(t) for t in parse_accept_language(accept_language)) if b]
     return negotiate_locale(prefs, list(SUPPORTED)) or DEFAULT
+
+
+def lang_headers(lang: str) -> dict[str, str]:
+    """Headers of every response whose content depends on the negotiated language."""
+    return {"Content-Language": lang, "Vary": "Accept, Accept-Language, Cookie"}

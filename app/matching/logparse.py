@@ -57,7 +57,7 @@ _PROCESS_EXIT = re.compile(r"process (\d+) terminated with (?:exit code (-?\d+)|
 _NCCL_LINE = re.compile(r"^(\S+):(\d+):(\d+) \[(\d+)\] NCCL (INFO|WARN|TRACE|ERROR)\b")
 
 # CSI sequences and OSC strings (ended by BEL or ESC \\); an OSC scan stops at the next ESC, so it is linear
-_ANSI = re.compile(r"(?:\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?)+")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
 _VERSION_HINTS = [  # (package, cheap substring test, pattern)
     ("nccl", "NCCL version", re.compile(r"NCCL version (\d+\.\d+\.\d+)")),
     ("python", "python3.", re.compile(r"python(3\.\d+)/(?:site|dist)-packages")),

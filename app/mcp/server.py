@@ -42,7 +42,13 @@ def _fail(exc: FaultlineError) -> ToolError:
 
 def build_server(client: ClientFactory) -> MCPServer:
     """The MCP server; ``client()`` gives a (not yet entered) AsyncClient on the API."""
-    mcp = MCPServer("faultline", title="Faultline", instructions=INSTRUCTIONS, version="0.1.0")
+    root = logging.getLogger()
+    guard = logging.NullHandler()  # the SDK calls logging.basicConfig(): keep the host's logging as it is
+    root.addHandler(guard)
+    try:
+        mcp = MCPServer("faultline", title="Faultline", instructions=INSTRUCTIONS, version="0.1.0")
+    finally:
+        root.removeHandler(guard)
 
     @asynccontextmanager
     async def api() -> AsyncIterator[AsyncClient]:

@@ -1,7 +1,7 @@
 """Server-rendered HTML pages (Jinja2 + gettext), in English and Simplified Chinese.
 
 The API routers call entry_page / browse_page / guides_page / guide_page when the client
-prefers text/html; app/web/routes.py adds the home page, the results of a pasted log, the
+prefers text/html; app/api/pages.py adds the home page, the results of a pasted log, the
 language switch and the static files.  No page needs JavaScript.
 """
 from __future__ import annotations
@@ -19,9 +19,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 from starlette.datastructures import URL
 
-from app.api.deps import lang_headers
 from app.entry import Entry, Guide
-from app.i18n.negotiate import SUPPORTED, UnsupportedLanguage, explicit
+from app.i18n.negotiate import SUPPORTED, UnsupportedLanguage, explicit, lang_headers
 from app.i18n.translations import (
     HTML_LANG,
     NATIVE_NAME,

@@ -527,6 +527,262 @@ scaler.scale(loss).backward()
 scaler.step(opt)
 """
 
+# --------------------------------------------------------------------------
+# pytorch/leaf-variable-inplace
+# --------------------------------------------------------------------------
+_LEAF_INIT = """
+import torch, torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(128, 10)
+        self.reset_parameters()
+    def reset_parameters(self):
+        self.fc.weight.normal_(0, 0.02)         # custom init without torch.no_grad()
+        self.fc.bias.zero_()
+net = Net()
+"""
+
+_LEAF_CLAMP_LOOP = _LOOP_HEAD + """
+w = torch.randn(16, 4, requires_grad=True)
+opt = torch.optim.SGD([w], lr=0.1)
+for step in range(1, 30):
+    x = torch.randn(8, 16)
+    loss = (x @ w).pow(2).mean()
+    opt.zero_grad(); loss.backward(); opt.step()
+    if step % 10 == 0:
+        log(step, loss.item())
+    if step == 25:
+        w.clamp_(-1.0, 1.0)                       # projected gradient descent, outside no_grad
+"""
+
+_LEAF_VIEW = """
+import torch
+x = torch.rand(1, 3, 32, 32, requires_grad=True)   # input optimised for an adversarial example
+x[:, 0].zero_()
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/grad-implicit-non-scalar
+# --------------------------------------------------------------------------
+_NONSCALAR_REDUCTION_NONE = _LOOP_HEAD + """
+model = nn.Linear(20, 5)
+criterion = nn.CrossEntropyLoss(reduction="none")     # per-sample losses for weighting
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(32, 20), torch.randint(0, 5, (32,))
+weights = torch.rand(32)
+loss = criterion(model(x), y) * weights
+opt.zero_grad()
+loss.backward()
+"""
+
+_NONSCALAR_DDP = _DDP_HEAD + """
+from torch.nn.parallel import DistributedDataParallel as DDP
+model = DDP(nn.Linear(10, 1))
+x, y = torch.randn(8, 10), torch.randn(8, 1)
+loss = (model(x) - y) ** 2          # forgot .mean()
+if rank == 0:
+    print("loss shape:", tuple(loss.shape), flush=True)
+loss.backward()
+"""
+
+_NONSCALAR_COMPLEX = """
+import torch
+z = torch.randn(4, dtype=torch.complex64, requires_grad=True)
+spec = torch.fft.fft(z)
+loss = (spec * spec.conj()).sum()
+loss.backward()
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/tensor-size-mismatch-broadcast
+# --------------------------------------------------------------------------
+_BCAST_MASK = _LOOP_HEAD + """
+B, T, D, MAX_LEN = 4, 96, 32, 128
+x = torch.randn(B, T, D)
+attention_mask = torch.ones(B, MAX_LEN)           # built for max_length, batch padded to the longest
+scores = x @ x.transpose(1, 2)
+scores = scores.masked_fill(attention_mask[:, None, :] == 0, float("-inf"))
+"""
+
+_BCAST_LAST_BATCH = _LOOP_HEAD + """
+from torch.utils.data import DataLoader, TensorDataset
+ds = TensorDataset(torch.randn(100, 8), torch.randn(100, 1))
+model = nn.Linear(8, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+sample_weight = torch.ones(32, 1)                 # built once for the full batch size
+for step, (x, y) in enumerate(DataLoader(ds, batch_size=32), 1):
+    loss = ((model(x) - y) ** 2 * sample_weight).mean()
+    opt.zero_grad(); loss.backward(); opt.step()
+    log(step, loss.item())
+"""
+
+_BCAST_EXPAND_DDP = _DDP_HEAD + """
+pos = torch.randn(1, 512, 16)                     # position table for 512 tokens
+tokens = torch.randn(2, 600 if rank == 1 else 400, 16)
+h = tokens + pos[:, : tokens.size(1)].expand(tokens.size(0), tokens.size(1), 16)
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/target-out-of-bounds
+# --------------------------------------------------------------------------
+_TARGET_ONE_BASED = _LOOP_HEAD + """
+labels = torch.randint(1, 11, (64,))              # classes numbered 1..10
+model = nn.Linear(16, 10)
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+for step in range(1, 3):
+    idx = torch.randint(0, 64, (16,))
+    x, y = torch.randn(16, 16), labels[idx]
+    loss = F.cross_entropy(model(x), y)
+    opt.zero_grad(); loss.backward(); opt.step()
+    log(step, loss.item())
+"""
+
+_TARGET_SEG_VOID = _LOOP_HEAD + """
+num_classes = 21
+logits = torch.randn(2, num_classes, 16, 16, requires_grad=True)
+mask = torch.randint(0, num_classes, (2, 16, 16))
+mask[0, :2, :] = 255                              # void border in VOC-style masks
+loss = nn.CrossEntropyLoss()(logits, mask)
+"""
+
+_TARGET_PAD_DDP = _DDP_HEAD + """
+logits = torch.randn(6, 4)
+labels = torch.tensor([0, 1, 3, 2, -1, -1])       # padded with -1, ignore_index is -100
+loss = F.cross_entropy(logits, labels)
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/conv-channel-mismatch
+# --------------------------------------------------------------------------
+_CONV_GRAYSCALE = _LOOP_HEAD + """
+model = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10))
+batch = torch.rand(8, 1, 64, 64)                  # grayscale X-ray images
+print("batch", tuple(batch.shape), flush=True)
+out = model(batch)
+"""
+
+_CONV_NHWC = """
+import numpy as np, torch, torch.nn as nn
+images = np.random.rand(4, 224, 224, 3).astype("float32")   # from OpenCV/PIL: H, W, C
+conv = nn.Conv2d(3, 64, kernel_size=7, stride=2, padding=3, bias=False)
+x = torch.from_numpy(images)
+y = conv(x)
+"""
+
+_CONV1D_DDP = _DDP_HEAD + """
+conv = nn.Conv1d(80, 128, kernel_size=3, padding=1)     # expects [N, 80 mel bins, T]
+mel = torch.randn(2, 300, 80)                           # [N, T, 80]
+out = conv(mel)
+"""
+
+_CONV_5D = """
+import torch, torch.nn as nn
+conv = nn.Conv2d(3, 8, 3)
+clip = torch.randn(2, 3, 16, 112, 112)            # a video batch fed to a 2-D conv
+conv(clip)
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/anomaly-nan-in-backward
+# --------------------------------------------------------------------------
+_NAN_SQRT = _LOOP_HEAD + """
+torch.autograd.set_detect_anomaly(True)
+emb = nn.Embedding(10, 8)
+a = emb(torch.tensor([1, 2, 3, 3]))
+b = emb(torch.tensor([4, 2, 5, 3]))                # identical pairs give distance 0
+dist = torch.sqrt(((a - b) ** 2).sum(-1))
+loss = dist.mean()
+loss.backward()
+"""
+
+_NAN_LOG_LOOP = _LOOP_HEAD + """
+model = nn.Sequential(nn.Linear(4, 3), nn.Softmax(dim=-1))
+opt = torch.optim.SGD(model.parameters(), lr=5.0)
+with torch.autograd.detect_anomaly():
+    for step in range(1, 200):
+        x = torch.randn(16, 4) * 10
+        y = torch.randint(0, 3, (16,))
+        p = model(x)
+        loss = -torch.log(p[torch.arange(16), y]).mean()     # log of a softmax that reaches 0
+        opt.zero_grad(); loss.backward(); opt.step()
+        if step % 20 == 0:
+            log(step, loss.item())
+"""
+
+_NAN_DIV_DDP = _DDP_HEAD + """
+torch.autograd.set_detect_anomaly(True)
+w = nn.Parameter(torch.randn(4, 8))
+x = torch.randn(4, 8)
+if rank == 1:
+    x[2] = 0.0
+v = x * w
+normed = v / v.norm(dim=-1, keepdim=True)
+normed.sum().backward()
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/batchnorm-single-value-per-channel
+# --------------------------------------------------------------------------
+_BN_LAST_BATCH = _LOOP_HEAD + """
+from torch.utils.data import DataLoader, TensorDataset
+ds = TensorDataset(torch.randn(97, 20), torch.randint(0, 3, (97,)))   # 97 = 3 * 32 + 1
+model = nn.Sequential(nn.Linear(20, 64), nn.BatchNorm1d(64), nn.ReLU(), nn.Linear(64, 3))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(2):
+    for step, (x, y) in enumerate(DataLoader(ds, batch_size=32, shuffle=True)):
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad(); loss.backward(); opt.step()
+        print(f"epoch {epoch} step {step} batch {x.size(0)} loss {loss.item():.4f}", flush=True)
+"""
+
+_BN_POOLED_SINGLE = """
+import torch, torch.nn as nn
+head = nn.Sequential(nn.Conv2d(3, 32, 3), nn.AdaptiveAvgPool2d(1), nn.BatchNorm2d(32))
+img = torch.rand(1, 3, 64, 64)
+pred = head(img)          # model still in train() mode
+"""
+
+_BN_DDP = _DDP_HEAD + """
+model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16))
+n = 1 if rank == 1 else 4          # 5 samples split over 2 ranks
+out = model(torch.randn(n, 8))
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/optimizer-empty-parameter-list
+# --------------------------------------------------------------------------
+_OPT_PYTHON_LIST = """
+import torch, torch.nn as nn
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = [nn.Linear(32, 32) for _ in range(4)]   # plain list: not registered
+    def forward(self, x):
+        for l in self.layers:
+            x = torch.relu(l(x))
+        return x
+model = MLP()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+"""
+
+_OPT_FROZEN_FILTER = _LOOP_HEAD + """
+backbone = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64))
+backbone.requires_grad_(False)
+print("trainable params: 0 || all params:", sum(p.numel() for p in backbone.parameters()), flush=True)
+optimizer = torch.optim.AdamW(filter(lambda p: p.requires_grad, backbone.parameters()), lr=2e-4)
+backbone.add_module("adapter", nn.Linear(64, 64))     # adapters added after the optimizer
+"""
+
+_OPT_GENERATOR_DDP = _DDP_HEAD + """
+model = nn.Linear(8, 8)
+params = model.parameters()
+n_params = sum(p.numel() for p in params)
+if rank == 0:
+    print(f"model has {n_params} parameters", flush=True)
+optimizer = torch.optim.SGD(params, lr=0.1)
+"""
+
 
 def generate() -> None:
     e = "pytorch/tensor-does-not-require-grad"
@@ -576,3 +832,44 @@ def generate() -> None:
     _run(e, "half-model-gradscaler", _AMP_HALF_MODEL)
     _run(e, "fp16-lora-clip-grad", _AMP_LORA_CLIP)
     _run(e, "half-model-torchrun", _AMP_DDP, torchrun=TR2)
+
+    e = "pytorch/leaf-variable-inplace"
+    _run(e, "custom-init-without-no-grad", _LEAF_INIT)
+    _run(e, "clamp-after-steps", _LEAF_CLAMP_LOOP)
+    _run(e, "view-of-leaf-input", _LEAF_VIEW, keep="tail:2")
+
+    e = "pytorch/grad-implicit-non-scalar"
+    _run(e, "weighted-reduction-none", _NONSCALAR_REDUCTION_NONE)
+    _run(e, "mse-without-mean-torchrun", _NONSCALAR_DDP, torchrun=TR2)
+    _run(e, "complex-loss", _NONSCALAR_COMPLEX)
+
+    e = "pytorch/tensor-size-mismatch-broadcast"
+    _run(e, "mask-built-for-max-length", _BCAST_MASK)
+    _run(e, "weights-sized-for-full-batch", _BCAST_LAST_BATCH)
+    _run(e, "position-table-expand-torchrun", _BCAST_EXPAND_DDP, torchrun=TR2)
+
+    e = "pytorch/target-out-of-bounds"
+    _run(e, "labels-numbered-from-one", _TARGET_ONE_BASED)
+    _run(e, "segmentation-void-255", _TARGET_SEG_VOID, keep="tail:6")
+    _run(e, "minus-one-padding-torchrun", _TARGET_PAD_DDP, torchrun=TR2)
+
+    e = "pytorch/conv-channel-mismatch"
+    _run(e, "grayscale-into-rgb-model", _CONV_GRAYSCALE)
+    _run(e, "numpy-nhwc-images", _CONV_NHWC)
+    _run(e, "conv1d-time-major-torchrun", _CONV1D_DDP, torchrun=TR2)
+    _run(e, "video-5d-into-conv2d", _CONV_5D, keep="tail:1")
+
+    e = "pytorch/anomaly-nan-in-backward"
+    _run(e, "sqrt-of-zero-distance", _NAN_SQRT)
+    _run(e, "log-softmax-underflow-loop", _NAN_LOG_LOOP)
+    _run(e, "normalize-zero-vector-torchrun", _NAN_DIV_DDP, torchrun=TR2)
+
+    e = "pytorch/batchnorm-single-value-per-channel"
+    _run(e, "last-batch-of-one", _BN_LAST_BATCH)
+    _run(e, "pooled-single-image-train-mode", _BN_POOLED_SINGLE)
+    _run(e, "split-batch-torchrun", _BN_DDP, torchrun=TR2)
+
+    e = "pytorch/optimizer-empty-parameter-list"
+    _run(e, "layers-in-python-list", _OPT_PYTHON_LIST)
+    _run(e, "frozen-before-adapters", _OPT_FROZEN_FILTER)
+    _run(e, "consumed-generator-torchrun", _OPT_GENERATOR_DDP, torchrun=TR2)

@@ -41,32 +41,38 @@ print(f"[build] JIT-compiling ops on rank {os.environ.get('RANK', 0)}", flush=Tr
 mod = load_inline(name="dev_count_ext", cpp_sources=[cpp], functions=["device_count"], verbose=True)
 '''
 
-EXT_LINK = r'''
+EXT_OLD_API = r'''
 import torch
 from torch.utils.cpp_extension import load_inline
 
+print("building roi_align from a 2020 repository", flush=True)
 cpp = """
 #include <torch/extension.h>
-torch::Tensor rms_norm_cuda(torch::Tensor x, double eps);   // defined in a .cu file that was not built
-torch::Tensor rms_norm(torch::Tensor x, double eps) { return rms_norm_cuda(x, eps); }
+#include <THC/THC.h>          // THC was removed from PyTorch in 1.11
+at::Tensor roi_align_forward(const at::Tensor& input, const at::Tensor& rois) {
+    THCudaCheck(cudaGetLastError());
+    return input;
+}
 """
-mod = load_inline(name="rms_norm_ext", cpp_sources=[cpp], functions=["rms_norm"], verbose=False)
-print(mod.rms_norm(torch.randn(4, 8), 1e-6))
+mod = load_inline(name="roi_align_ext", cpp_sources=[cpp], functions=["roi_align_forward"], verbose=False)
 '''
 
 # ---------------------------------------------------------------------------------- pip and torch
 PIP_DRIVER = r'''
-import pathlib, subprocess, sys
+import os, pathlib, subprocess, sys
 wheels = pathlib.Path("wheelhouse"); wheels.mkdir()
 # what the index offers: torch 2.1.x wheels for CPython 3.8-3.10 only (this interpreter is newer)
 for py in ("38", "39", "310"):
     for v in ("2.1.0", "2.1.1", "2.1.2"):
         (wheels / f"torch-{v}-cp{py}-cp{py}-manylinux1_x86_64.whl").write_bytes(b"")
         (wheels / f"torch-{v}-cp{py}-none-macosx_11_0_arm64.whl").write_bytes(b"")
-cmd = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--no-index",
-       "--find-links", str(wheels)] + sys.argv[1:]
+cmd = [sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--dry-run", "--ignore-installed",
+       "--no-index", "--find-links", str(wheels)] + sys.argv[1:]
+# a plain pip: no site or user configuration (find-links, constraints) of the machine running this
+env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+env["PIP_CONFIG_FILE"] = os.devnull
 print("$ pip install " + " ".join(sys.argv[1:]), flush=True)
-sys.exit(subprocess.run(cmd, stderr=subprocess.STDOUT).returncode)
+sys.exit(subprocess.run(cmd, stderr=subprocess.STDOUT, env=env).returncode)
 '''
 
 # --------------------------------------------------------------------------- numpy 1.x extensions
@@ -82,10 +88,10 @@ def generate() -> None:
     ext = "pytorch/cpp-extension-build-failed"
     run_script(ext, "load-inline-syntax-error", EXT_SYNTAX, timeout=600)
     run_script(ext, "load-inline-missing-cuda-header-verbose", EXT_MISSING_HEADER, timeout=600, keep="tail:40")
-    run_script(ext, "load-inline-undefined-reference", EXT_LINK, timeout=600)
+    run_script(ext, "load-inline-removed-thc-header", EXT_OLD_API, timeout=600, keep="tail:14")
 
     pip = "install/pip-no-matching-distribution-torch"
-    run_script(pip, "pinned-torch-no-wheel-for-python", PIP_DRIVER, args=["torch==2.1.2", "torchvision==0.16.2"])
+    run_script(pip, "pinned-torch-no-wheel-for-python", PIP_DRIVER, args=["torch==2.1.2"])
     run_script(pip, "unpinned-torch-from-requirements", PIP_DRIVER, args=["torch>=2.0"], keep="tail:3")
 
     run_script("numpy/compiled-against-numpy1", "array-api-handshake", NUMPY1_EXT)

@@ -1,4 +1,4 @@
-"""The web pages that are not API views: the home page (paste a log), its results, the
+"""The page routes that are not API views: the home page (paste a log), its results, the
 language switch, the static files, and HTML error pages for browsers.
 
 `install(app)` is called by app/main.py.
