@@ -143,3 +143,14 @@ def scaffold_fields(store, fp: str) -> dict[str, Any] | None:
         "first_seen": day,
         "seen": row.count,
     }
+
+
+def from_inbox(target: str, fp: str) -> dict[str, Any] | None:
+    """scaffold_fields() for the inbox in a database (a path or URL, as `--db` takes): for `faultline new --from-inbox`."""
+    from app.store.written import WrittenStore
+
+    store = WrittenStore.open(target)
+    try:
+        return scaffold_fields(store, fp)
+    finally:
+        store.close()

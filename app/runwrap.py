@@ -11,6 +11,7 @@ the command directly; faultline forwards the signals it receives itself (e.g. `k
 from __future__ import annotations
 
 import os
+import select
 import selectors
 import signal
 import subprocess
@@ -20,7 +21,7 @@ from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-TAIL_BYTES = 512 * 1024  # well under the API's 1 MiB body limit
+TAIL_BYTES = 256 * 1024  # thousands of lines; under the API's 1 MiB body limit even when escaped as JSON
 DRAIN_S = 2.0  # after the command exits, how long quiet inherited pipes are still read
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
@@ -70,10 +71,14 @@ def _write_all(fd: int, data: bytes, broken: set[int]) -> None:
         return
     try:
         while data:
-            n = os.write(fd, data)
+            try:
+                n = os.write(fd, data)
+            except BlockingIOError:  # our output is non-blocking and full: wait until it drains
+                select.select([], [fd], [], 1.0)
+                continue
             data = data[n:]
-    except (BrokenPipeError, OSError):
-        broken.add(fd)  # our reader went away; keep draining the command so it is not blocked
+    except OSError:  # e.g. a closed pipe: our reader went away; keep draining the command so it is not blocked
+        broken.add(fd)
 
 
 @contextmanager
@@ -104,32 +109,49 @@ def _foreground(pgid: int):
             signal.signal(signal.SIGTTOU, old_ttou)
 
 
+def _start(argv: list[str], env: dict[str, str]) -> subprocess.Popen:
+    """The command in a process group of its own (``process_group`` needs Python 3.11)."""
+    group = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
+    try:
+        return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, **group)
+    except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+        raise CommandNotFound(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
+
+
 def run_command(argv: list[str], tail_bytes: int = TAIL_BYTES, env: dict[str, str] | None = None) -> RunResult:
     """Run ``argv`` to completion, passing its output through; raise CommandNotFound if it cannot start."""
     child_env = dict(os.environ if env is None else env)
     # a Python command writing to a pipe would buffer its stdout: keep it live, as on a terminal
     child_env.setdefault("PYTHONUNBUFFERED", "1")
-    try:
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=child_env,
-                                process_group=0)
-    except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
-        raise CommandNotFound(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
-
-    forwarded: list[int] = []
+    received: list[int] = []
+    child: list[subprocess.Popen] = []
 
     def forward(signum, _frame):
-        forwarded.append(signum)
-        try:
-            os.killpg(proc.pid, signum)
-        except ProcessLookupError:
-            pass
+        received.append(signum)
+        if child:
+            try:
+                os.killpg(child[0].pid, signum)
+            except ProcessLookupError:
+                pass
 
+    # the handlers go in before the command starts, so that no signal is lost in between
     previous = {s: signal.signal(s, forward) for s in FORWARDED}
+    try:
+        proc = _start(argv, child_env)
+        child.append(proc)
+        for signum in received:  # arrived while it was starting
+            os.killpg(proc.pid, signum)
+        return _supervise(proc, tail_bytes, received)
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def _supervise(proc: subprocess.Popen, tail_bytes: int, received: list[int]) -> RunResult:
     tail = Tail(tail_bytes)
-    out_fd, err_fd = sys.stdout.fileno(), sys.stderr.fileno()
     sys.stdout.flush()
     sys.stderr.flush()
-    targets = {proc.stdout.fileno(): out_fd, proc.stderr.fileno(): err_fd}
+    targets = {proc.stdout.fileno(): sys.stdout.fileno(), proc.stderr.fileno(): sys.stderr.fileno()}
     broken: set[int] = set()
     try:
         with _foreground(proc.pid):
@@ -163,15 +185,22 @@ def run_command(argv: list[str], tail_bytes: int = TAIL_BYTES, env: dict[str, st
             sel.close()
             rc = proc.wait()
     finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
         proc.stdout.close()
         proc.stderr.close()
         if proc.poll() is None:  # faultline itself is failing: do not leave the command behind
-            try:
-                os.killpg(proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-            proc.wait()
+            _stop(proc)
     sig = -rc if rc < 0 else None
-    return RunResult(returncode=128 + sig if sig else rc, signal=sig, tail=tail.text(), interrupted=bool(forwarded))
+    return RunResult(returncode=128 + sig if sig else rc, signal=sig, tail=tail.text(), interrupted=bool(received))
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=10)
+            return
+        except subprocess.TimeoutExpired:
+            continue

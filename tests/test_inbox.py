@@ -12,7 +12,7 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
-from app.inbox import fingerprint, sample_of, scaffold_fields, scrub
+from app.inbox import fingerprint, from_inbox, sample_of, scaffold_fields, scrub
 from app.main import create_app
 from app.store.db import engine_for
 from app.store.written import WrittenStore
@@ -103,6 +103,7 @@ def test_cli_lists_groups_by_count_and_scaffold_fields(env):
     assert "FrobnicatorError" in lines[0]
     fp = lines[0].split()[1]
     fields = scaffold_fields(env["store"], fp)
+    assert from_inbox(env["target"], fp) == fields
     assert fields["seen"] == 3 and fields["sample"].startswith("FrobnicatorError")
     assert fields["error_text"].startswith("TODO(") and fields["inbox"]["fingerprint"] == fp
     assert scaffold_fields(env["store"], "0" * 16) is None
@@ -140,3 +141,12 @@ def test_same_error_same_fingerprint_and_library_locations_kept():
     assert a == b and fingerprint(a) == fingerprint(b)
     assert fingerprint(a) != fingerprint(sample_of("BarError: step 12 failed"))
     assert "socket.cpp" in scrub("[W socket.cpp:663] [c10d] The client socket has failed to connect")
+
+
+def test_groups_survive_a_reload_of_kb(env):
+    from app.store.load import load_into_db
+
+    before = inbox(env).json()["groups"]
+    assert before, "the earlier tests left groups behind"
+    load_into_db(KB, env["target"])
+    assert inbox(env).json()["groups"] == before

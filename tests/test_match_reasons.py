@@ -80,3 +80,14 @@ def test_cli_reasons_in_chinese(tmp_path, kb_db):
     assert r.returncode == 0, r.stderr
     reasons = [ln.strip()[2:] for ln in r.stdout.splitlines() if ln.startswith("   - ")]
     assert reasons and all(CJK.search(x) for x in reasons), r.stdout[:800]
+
+
+def test_results_page_says_when_no_entry_knows_the_first_failure(client):
+    log = ("Traceback (most recent call last):\n"
+           '  File "/home/ana/proj/metrics.py", line 14, in f1\n'
+           "    return 2 * p * r / (p + r)\n"
+           "ZeroDivisionError: float division by zero\n")
+    for lang, words in (("en", "raised in your code"), ("zh", "在你的代码中抛出")):
+        r = client.post("/results", data={"text": log, "lang": lang}, headers={"Accept": "text/html"})
+        body = html.unescape(r.text)
+        assert r.status_code == 200 and words in body and "metrics.py" in body, lang

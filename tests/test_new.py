@@ -64,7 +64,13 @@ def _fill(doc: dict) -> dict:
     return doc
 
 
+def _errors(out: str) -> list[str]:
+    return [ln for ln in out.splitlines() if ln.startswith("error: ")]
+
+
 def test_new_scaffold_lint_refuses_placeholders_until_filled(kb_full):
+    # the copy's own state (normally clean; another writer's half-done entry must not fail this test)
+    baseline = _errors(faultline(kb_full, "lint").stdout)
     r = faultline(kb_full, "new", NEW_ID)
     assert r.returncode == 0, r.stderr
     path = kb_full / "entries" / f"{NEW_ID}.yaml"
@@ -99,7 +105,8 @@ def test_new_scaffold_lint_refuses_placeholders_until_filled(kb_full):
     (ex / "training.composed.log").write_text("".join(f"step {i} loss 0.{i}\n" for i in range(30)) + MESSAGE + "\n")
     r = faultline(kb_full, "lint")
     assert NEW_ID not in r.stdout, r.stdout[-2000:]
-    assert r.returncode == 0, r.stdout[-2000:]
+    assert _errors(r.stdout) == baseline, r.stdout[-2000:]
+    assert r.returncode == (1 if baseline else 0)
 
 
 def test_new_refuses_to_overwrite_and_bad_ids(kb_full):

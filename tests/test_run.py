@@ -229,3 +229,55 @@ def test_match_with_an_unreachable_server_says_so(kb_db):
     r = match("-", "--server", "http://127.0.0.1:9", input=b"RuntimeError: boom\n")
     err = r.stderr.decode()
     assert r.returncode == 1 and "cannot reach http://127.0.0.1:9" in err and "Traceback" not in err
+
+
+def test_ctrl_c_at_a_terminal_reaches_the_command(kb_db):
+    """On a real terminal (a pty), the command runs in the foreground: ^C goes to its process group."""
+    import pty
+    import select
+    import time
+
+    code = textwrap.dedent("""
+        import sys, time
+        print("ready", flush=True)
+        try:
+            time.sleep(120)
+        except KeyboardInterrupt:
+            print("command got SIGINT", flush=True)
+            sys.exit(130)
+    """)
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: faultline on the terminal
+        os.chdir(REPO)
+        os.execv(sys.executable, [sys.executable, "-m", "app.cli", "--kb", str(KB), "run", "--db", str(kb_db), "--",
+                                  sys.executable, "-c", code])
+    out = b""
+
+    def read_until(done, limit=120.0):
+        nonlocal out
+        end = time.monotonic() + limit  # a bound on a hung test, not a timing assertion
+        while not done() and time.monotonic() < end:
+            if select.select([fd], [], [], 0.5)[0]:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:  # the terminal closed: faultline exited
+                    return
+                if not chunk:
+                    return
+                out += chunk
+
+    status = None
+    try:
+        read_until(lambda: b"ready" in out)
+        assert b"ready" in out
+        os.write(fd, b"\x03")  # the terminal's interrupt character
+        read_until(lambda: False)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        if status is None:  # not reaped: our own child is still there
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(fd)
+    assert b"command got SIGINT" in out
+    assert os.waitstatus_to_exitcode(status) == 130
+    assert b"faultline:" not in out  # the user stopped it and nothing known is in its output: no diagnosis

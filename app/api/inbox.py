@@ -12,13 +12,17 @@ from sqlalchemy.exc import DBAPIError
 from app.api.outcomes import Refused, bearer
 from app.api.problems import problem
 from app.inbox import enabled, group_of, group_view
+from app.schemas.common import ErrorBody, errors
+from app.schemas.outcomes import InboxOut
 from app.store.written import store_for_app
 
 router = APIRouter(tags=["inbox"])
 log = logging.getLogger("faultline")
 
 
-@router.get("/inbox", summary="Unknown errors people pasted, grouped, most frequent first; needs a 'curate' token")
+@router.get("/inbox", summary="Unknown errors people pasted, grouped, most frequent first; needs a 'curate' token",
+            response_model=InboxOut, responses={503: {"model": ErrorBody, "description": "the database is unavailable"},
+                                                **errors(401, 403, 422)})
 async def inbox(request: Request, limit: int = Query(100, ge=1, le=1000)):
     try:
         await run_in_threadpool(bearer, request, "curate")

@@ -14,6 +14,7 @@ from sqlalchemy.exc import DBAPIError
 from app.api.deps import snapshot
 from app.api.problems import problem
 from app.render.evidence import dead_end_rate, find_target, fix_rate, workaround_rate
+from app.schemas.common import ErrorBody, errors
 from app.schemas.outcomes import OutcomeIn, OutcomeOut
 from app.store.written import RateLimited, ReportRow, TokenRow, iso, store_for_app
 
@@ -108,11 +109,16 @@ def report_view(row: ReportRow, entry, lang: str, repeat: bool, counts) -> dict[
     return out.model_dump(exclude_none=True)
 
 
-@router.post("/errors/{entry_id:path}/outcomes", status_code=201, response_model=OutcomeOut,
+@router.post("/errors/{domain}/{slug}/outcomes", status_code=201, response_model=OutcomeOut,
              summary="Report whether a workaround (or dead end) worked; needs a 'report' token",
+             responses={200: {"model": OutcomeOut, "description": "the same token reported this within 24 h: "
+                                                                  "the earlier report, counted once"},
+                        503: {"model": ErrorBody, "description": "the database is unavailable; nothing was stored"},
+                        **errors(401, 403, 404, 413, 422, 429)},
              openapi_extra={"requestBody": {"required": True, "content": {
                  "application/json": {"schema": OutcomeIn.model_json_schema()}}}})
-async def post_outcome(entry_id: str, request: Request):
+async def post_outcome(domain: str, slug: str, request: Request):
+    entry_id = f"{domain}/{slug}"
     try:
         token = await run_in_threadpool(bearer, request, "report")
         body = _parse(await _read(request))

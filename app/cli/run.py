@@ -2,6 +2,7 @@
 ended it.  Output passes through unchanged; the exit code is the command's own."""
 from __future__ import annotations
 
+import signal
 import sys
 
 from app.cli.backend import add_server
@@ -51,7 +52,8 @@ def run(args) -> int:
     except Exception as exc:  # noqa: BLE001 - whatever goes wrong here, the exit code stays the command's
         print(f"faultline: the command failed; no diagnosis ({type(exc).__name__}: {exc})", file=sys.stderr)
         return result.returncode
-    if result.interrupted and not res.get("matches"):
+    stopped = result.interrupted or result.returncode == 128 + signal.SIGINT  # Ctrl-C, at faultline or the terminal
+    if stopped and not res.get("matches"):
         return result.returncode  # stopped by the user with nothing known in its output: say nothing
     top = (res.get("matches") or [{}])[0]
     link = entry_link(top["url"], args.server) if top.get("url") else None

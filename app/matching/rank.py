@@ -30,7 +30,7 @@ from app.matching.result import (
     Related,
     RootCause,
 )
-from app.matching.roots import Incident, choose_root, is_cause, is_warning, origin_of
+from app.matching.roots import choose_root, is_cause, is_warning, origin_of
 
 SIMILAR_LINE_CHARS = 400
 _OWN_RANK = re2.compile(r"Initializing distributed: GLOBAL_RANK: (\d+), MEMBER: \d+/\d+")
@@ -292,4 +292,4 @@ def match(index: MatchIndex, text: str, environment: Any = None, cfg: RankConfig
     )
 
 
-__all__ = ["Incident", "match", "confidence_for", "find_hits", "truncated_hits", "score_entry", "apply_relations"]
+__all__ = ["match", "confidence_for", "find_hits", "truncated_hits", "score_entry", "apply_relations", "calibrate"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.render.labels import pct
+from app.render.text import rate_label, rates_estimated
 
 _L = {
     "en": {
@@ -29,16 +30,6 @@ def _one_line(s: str | None, width: int = 220) -> str:
     return s if len(s) <= width else s[: width - 1] + "…"
 
 
-def _rates_estimated(m: dict[str, Any]) -> bool:
-    """True unless the result says the rates are measured (or come from reports)."""
-    prov = m.get("rates") or m.get("provenance") or {}
-    if isinstance(prov, dict):
-        v = prov.get("rates") or prov.get("source") or prov.get("kind")
-        if isinstance(v, str):
-            return v in ("estimated", "estimate", "curated")
-    return True
-
-
 def diagnosis(res: dict[str, Any], *, returncode: int, signal: int | None, lines: int, lang: str = "en",
               link: str | None = None) -> str:
     L = _L.get(lang, _L["en"])
@@ -59,7 +50,7 @@ def diagnosis(res: dict[str, Any], *, returncode: int, signal: int | None, lines
     conf = f"{L['confidence']} {pct(top['confidence'])}" if top.get("confidence") is not None else ""
     out.append(f"  {L['known']}: {top['title']}  [{top['id']}]  {conf}".rstrip())
     for i, w in enumerate((top.get("workarounds") or [])[:2], 1):
-        rate = f"{pct(w['success_rate'])} " if w.get("success_rate") is not None else ""
+        rate = f"{rate_label(w['success_rate'], w.get('success_rate_evidence'))} " if w.get("success_rate") is not None else ""
         label = L["try"] if i == 1 else " " * len(L["try"])
         out.append(f"  {label} {i}. {rate}{_one_line(w.get('action'))}")
         cmd = [c for c in (w.get("command") or "").splitlines() if c.strip() and not c.lstrip().startswith("#")]
@@ -70,7 +61,7 @@ def diagnosis(res: dict[str, Any], *, returncode: int, signal: int | None, lines
         d = dead[0]
         why = f" ({_one_line(d.get('why_fails'), 120)})" if d.get("why_fails") else ""
         out.append(f"  {L['avoid']}: {_one_line(d.get('action'), 140)}{why}")
-    if top.get("workarounds") and _rates_estimated(top):
+    if top.get("workarounds") and rates_estimated(top):
         out.append(f"  ({L['estimated']})")
     out.append(f"  {L['more']}: {link or top.get('url')}")
     return "\n".join(out) + "\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.render.labels import LABELS, pct
-from app.render.text import _estimated, _rate, _text
+from app.render.text import as_text, rate_label, rates_estimated
 
 
 def _code(s: str) -> str:
@@ -25,30 +25,30 @@ def match_markdown(res: dict[str, Any], lang: str = "en", server: str | None = N
         if rc.get("text"):
             out += [rc["text"], ""]
     for f in res.get("findings") or []:
-        out += [f"> {_text(f)}", ""]
+        out += [f"> {as_text(f)}", ""]
     if not res.get("matches"):
         out += [L["no_match"], ""]
     for i, m in enumerate(res.get("matches") or [], 1):
         out += [f"## {i}. [{m['title']}]({base}{m['url']})", "",
                 f"`{m['id']}` · {L['confidence']} {pct(m['confidence'])} · "
-                f"{L['fix_rate']} {_rate(m['fix_rate'], m.get('fix_rate_evidence'))}", ""]
-        out += [f"- {_text(w)}" for w in m.get("why") or []]
+                f"{L['fix_rate']} {rate_label(m['fix_rate'], m.get('fix_rate_evidence'))}", ""]
+        out += [f"- {as_text(w)}" for w in m.get("why") or []]
         out.append("")
         if m.get("workarounds"):
             out += [f"### {L['workarounds']}", ""]
             for j, w in enumerate(m["workarounds"][:top_fixes], 1):
                 flag = " ⚠" if w.get("applies") is False else ""
-                out.append(f"{j}. **{_rate(w['success_rate'], w.get('success_rate_evidence'))}** {w['action']}{flag}")
+                out.append(f"{j}. **{rate_label(w['success_rate'], w.get('success_rate_evidence'))}** {w['action']}{flag}")
                 if w.get("command"):
                     out += ["", "   " + _code(w["command"]).replace("\n", "\n   ")]
             out.append("")
         if m.get("dead_ends"):
             out += [f"### {L['dead_ends']}", ""]
             for d in m["dead_ends"][:2]:
-                out.append(f"- ~~{d['action']}~~ ({L['fail']} {_rate(d['fail_rate'], d.get('fail_rate_evidence'))})"
+                out.append(f"- ~~{d['action']}~~ ({L['fail']} {rate_label(d['fail_rate'], d.get('fail_rate_evidence'))})"
                            + (f": {d['why_fails']}" if d.get("why_fails") else ""))
             out.append("")
-        if _estimated(m):
+        if rates_estimated(m):
             out += [f"*{L['rates_estimated']}*", ""]
     if res.get("related"):
         out.append(f"{L['related_candidates']}: " + ", ".join(f"[`{r['id']}`]({base}{r['url']})" for r in res["related"]))

@@ -6,21 +6,22 @@ from typing import Any
 from app.render.labels import LABELS, pct
 
 
-def _text(x: Any) -> str:
+def as_text(x: Any) -> str:
     """A finding as the result gives it: a sentence, or a code with its rendered text."""
     if isinstance(x, dict):
         return str(x.get("text") or x.get("message") or x.get("code") or x.get("kind") or "")
     return str(x)
 
 
-def _rate(value: float, evidence: dict[str, Any] | None) -> str:
+def rate_label(value: float, evidence: dict[str, Any] | None) -> str:
     """A rate, with where it comes from when the result says so and it is not the curated estimate."""
     if evidence and evidence.get("basis") not in (None, "estimated") and evidence.get("label"):
         return f"{pct(value)} ({evidence['label']})"
     return pct(value)
 
 
-def _estimated(m: dict[str, Any]) -> bool:
+def rates_estimated(m: dict[str, Any]) -> bool:
+    """True when a match's rates are (some of them) curated estimates, not from outcome reports."""
     ev = [m.get("fix_rate_evidence")] + [w.get("success_rate_evidence") for w in m.get("workarounds", [])]
     ev = [e for e in ev if e]
     return not ev or any(e.get("basis") == "estimated" for e in ev)
@@ -37,25 +38,25 @@ def match_report(res: dict[str, Any], lang: str = "en", top_fixes: int = 3) -> s
             out.append(f"  {rc['text']}")
         out.append("")
     for f in res.get("findings") or []:
-        out.append(f"! {_text(f)}")
+        out.append(f"! {as_text(f)}")
     if res.get("findings"):
         out.append("")
     if not res["matches"]:
         out.append(L["no_match"])
     for i, m in enumerate(res["matches"], 1):
         out.append(f"{i}. {m['title']}  [{m['id']}]  {L['confidence']} {pct(m['confidence'])}, "
-                   f"{L['fix_rate']} {_rate(m['fix_rate'], m.get('fix_rate_evidence'))}")
+                   f"{L['fix_rate']} {rate_label(m['fix_rate'], m.get('fix_rate_evidence'))}")
         out.append(f"   > {m['matched']['line'][:200]}")
         for why in m["why"]:  # reasons come rendered in ``lang`` (app/render/match.py)
             out.append(f"   - {why['text'] if isinstance(why, dict) else why}")
         for w in m["workarounds"][:top_fixes]:
             flag = "" if w["applies"] is not False else " (!)"
-            out.append(f"   + {_rate(w['success_rate'], w.get('success_rate_evidence'))} {w['action']}{flag}")
+            out.append(f"   + {rate_label(w['success_rate'], w.get('success_rate_evidence'))} {w['action']}{flag}")
             if w["command"]:
                 out += [f"       {line}" for line in w["command"].splitlines()[:4]]
         for d in m["dead_ends"][:2]:
-            out.append(f"   x {_rate(d['fail_rate'], d.get('fail_rate_evidence'))} {d['action']}")
-        if _estimated(m):
+            out.append(f"   x {rate_label(d['fail_rate'], d.get('fail_rate_evidence'))} {d['action']}")
+        if rates_estimated(m):
             out.append(f"   ({L['rates_estimated']})")
         out.append(f"   {m['url']}")
         out.append("")

@@ -8,10 +8,23 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 NOTE_MAX_BYTES = 2048
 
 
+def _exactly_one_target(schema: dict) -> None:
+    """The schema says what the validators check: exactly one target, an index from 1, never null."""
+    schema["oneOf"] = [{"required": ["workaround"]}, {"required": ["dead_end"]}]
+    for name in ("workaround", "dead_end"):
+        prop = schema["properties"][name]
+        prop["anyOf"] = [{"type": "integer", "minimum": 1}, {"type": "string", "minLength": 1, "maxLength": 100}]
+        prop.pop("default", None)
+    for name in ("environment", "note"):
+        prop = schema["properties"][name]
+        prop["anyOf"] = [x for x in prop.get("anyOf", []) if x.get("type") != "null"] or prop.get("anyOf")
+        prop.pop("default", None)
+
+
 class OutcomeIn(BaseModel):
     """What happened when someone tried a workaround (or a dead end) of an entry."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=lambda schema: _exactly_one_target(schema))
 
     workaround: Optional[Union[StrictInt, StrictStr]] = Field(
         None, description="the workaround tried: its 1-based index in the entry, or its id (e.g. 'wa-1a2b3c4d5e')")
@@ -20,7 +33,20 @@ class OutcomeIn(BaseModel):
     worked: StrictBool = Field(description="true when it fixed the error")
     environment: Optional[Union[dict[str, str], str]] = Field(
         None, description="versions, as in /match: a dict like {'torch': '2.3.1'} or pasted pip freeze text")
-    note: Optional[str] = Field(None, description="free text, at most 2 KiB (UTF-8)")
+    note: Optional[str] = Field(None, max_length=NOTE_MAX_BYTES, description="free text, at most 2 KiB (UTF-8)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nulls(cls, data):
+        if isinstance(data, dict):
+            for k in ("workaround", "dead_end", "environment", "note"):
+                if k in data and data[k] is None:
+                    raise ValueError(f"'{k}' cannot be null: leave it out instead")
+            for k in ("workaround", "dead_end"):
+                v = data.get(k)
+                if isinstance(v, str) and not 1 <= len(v) <= 100:
+                    raise ValueError(f"'{k}' as an id is 1 to 100 characters")
+        return data
 
     @field_validator("note")
     @classmethod
@@ -71,3 +97,16 @@ class OutcomeOut(BaseModel):
     repeat: bool = Field(description="true when this is an earlier report of the same token, entry and target (24 h)")
     rate: RateOut = Field(description="the target's rate with every report so far")
     fix_rate: RateOut = Field(description="the entry's fix rate with every report so far")
+
+
+class InboxGroupOut(BaseModel):
+    fingerprint: str
+    count: int
+    sample: str = Field(description="one failure line, scrubbed and masked")
+    first_seen: str
+    last_seen: str
+
+
+class InboxOut(BaseModel):
+    enabled: bool = Field(description="whether this service records unknown errors (FAULTLINE_INBOX=1)")
+    groups: list[InboxGroupOut]

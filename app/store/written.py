@@ -178,10 +178,10 @@ class WrittenStore:
         now = time.time()
         with Session(self.engine, expire_on_commit=False) as s:
             fresh = TokenRow.window_start > now - RATE_WINDOW_S
-            s.exec(update(TokenRow).where(TokenRow.id == token_id).values(
+            tok = s.execute(update(TokenRow).where(TokenRow.id == token_id).values(
                 window_count=_case(fresh, TokenRow.window_count + 1, 1),
-                window_start=_case(fresh, TokenRow.window_start, now)))
-            tok = s.exec(select(TokenRow.window_start, TokenRow.window_count).where(TokenRow.id == token_id)).one()
+                window_start=_case(fresh, TokenRow.window_start, now),
+            ).returning(TokenRow.window_start, TokenRow.window_count)).one()
             if tok.window_count > per_minute:
                 s.rollback()
                 raise RateLimited(max(1, int(tok.window_start + RATE_WINDOW_S - now + 0.999)))
@@ -196,8 +196,7 @@ class WrittenStore:
                             worked=worked, note=note, created=now,
                             environment=None if environment is None else json.dumps(environment, ensure_ascii=False))
             s.add(row)
-            s.commit()
-            s.refresh(row)
+            s.commit()  # the id was fetched by the insert; nothing is expired on commit
             return row, True
 
     def counts(self, entry_ids: list[str] | None = None) -> dict[str, Counts]:

@@ -27,7 +27,6 @@ from app.i18n.translations import (
     format_date,
     format_number,
     format_percent,
-    gettext_for,
     translations,
 )
 from app.render.evidence import fix_fields

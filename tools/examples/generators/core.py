@@ -783,6 +783,273 @@ if rank == 0:
 optimizer = torch.optim.SGD(params, lr=0.1)
 """
 
+# --------------------------------------------------------------------------
+# pytorch/collate-unsupported-type
+# --------------------------------------------------------------------------
+_COLLATE_PIL = """
+import torch
+from dataclasses import dataclass
+from torch.utils.data import DataLoader, Dataset
+
+@dataclass
+class Example:
+    pixels: list
+    caption: str
+
+class Photos(Dataset):
+    def __len__(self):
+        return 16
+    def __getitem__(self, i):
+        return Example([i] * 4, f"photo {i}"), i % 2     # a raw record object, no transform to tensors
+
+if __name__ == "__main__":
+    for imgs, labels in DataLoader(Photos(), batch_size=4):
+        print(imgs.shape)
+"""
+
+_COLLATE_NONE_WORKERS = _LOOP_HEAD + """
+from torch.utils.data import DataLoader, Dataset
+
+class Records(Dataset):
+    def __len__(self):
+        return 200
+    def __getitem__(self, i):
+        if i == 128:                        # unreadable record: the loader "skips" it by returning None
+            return None
+        return torch.randn(12), i % 3
+
+def main():
+    model = nn.Linear(12, 3)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step, (x, y) in enumerate(DataLoader(Records(), batch_size=16, num_workers=2), 1):
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad(); loss.backward(); opt.step()
+        if step % 2 == 0:
+            log(step, loss.item())
+
+if __name__ == "__main__":
+    main()
+"""
+
+_COLLATE_OBJECT_ARRAY = """
+import numpy as np, torch
+from torch.utils.data import DataLoader, Dataset
+
+class Boxes(Dataset):
+    def __len__(self):
+        return 8
+    def __getitem__(self, i):
+        boxes = [[0, 0, 10, 10]] * (i % 3 + 1)
+        return np.array([boxes, [1]], dtype=object)      # ragged: an object array
+
+if __name__ == "__main__":
+    next(iter(DataLoader(Boxes(), batch_size=4)))
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/sampler-shuffle-mutually-exclusive
+# --------------------------------------------------------------------------
+_SAMPLER_DDP = _DDP_HEAD + """
+from torch.utils.data import DataLoader, TensorDataset, DistributedSampler
+ds = TensorDataset(torch.randn(64, 8), torch.randint(0, 2, (64,)))
+if rank == 0:
+    print(f"world size {dist.get_world_size()}, {len(ds)} samples", flush=True)
+loader = DataLoader(ds, batch_size=8, shuffle=True, sampler=DistributedSampler(ds), num_workers=2)
+"""
+
+_SAMPLER_WEIGHTED = """
+import torch
+from torch.utils.data import DataLoader, TensorDataset, WeightedRandomSampler
+ds = TensorDataset(torch.randn(100, 4), torch.randint(0, 2, (100,)))
+sampler = WeightedRandomSampler(torch.rand(100), num_samples=100)
+loader = DataLoader(ds, batch_size=16, sampler=sampler, shuffle=True)
+"""
+
+_BATCH_SAMPLER = """
+import torch
+from torch.utils.data import DataLoader, TensorDataset, BatchSampler, SequentialSampler
+ds = TensorDataset(torch.randn(100, 4))
+bs = BatchSampler(SequentialSampler(ds), batch_size=16, drop_last=False)
+loader = DataLoader(ds, batch_sampler=bs, batch_size=16)
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/zip-archive-central-directory
+# --------------------------------------------------------------------------
+_ZIP_TRUNCATED = _LOOP_HEAD + """
+import os
+model = nn.Sequential(nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10))
+torch.save({"model": model.state_dict(), "epoch": 7}, "checkpoint_epoch7.pt")
+data = open("checkpoint_epoch7.pt", "rb").read()
+open("checkpoint_epoch7.pt", "wb").write(data[: len(data) * 3 // 5])     # disk filled up mid-save
+print("resuming from checkpoint_epoch7.pt", os.path.getsize("checkpoint_epoch7.pt"), "bytes", flush=True)
+ckpt = torch.load("checkpoint_epoch7.pt", map_location="cpu")
+"""
+
+_ZIP_DDP_RACE = _DDP_HEAD + """
+import os
+model = nn.Linear(512, 512)
+if rank == 0:
+    torch.save(model.state_dict(), "last.pt")
+    data = open("last.pt", "rb").read()
+    open("last.pt", "wb").write(data[:4096])          # rank 0 is still writing when rank 1 reads
+dist.barrier()
+state = torch.load("last.pt", map_location="cpu")
+"""
+
+_ZIP_CORRUPT = """
+import torch
+torch.save({"w": torch.randn(1000)}, "weights.pt")
+raw = bytearray(open("weights.pt", "rb").read())
+i = raw.find(b"PK\\x03\\x04", 100)
+raw[i:i + 4] = b"\\x00\\x00\\x00\\x00"                   # bit rot / bad copy inside the archive
+open("weights.pt", "wb").write(raw)
+torch.load("weights.pt")
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/unpickling-invalid-load-key
+# --------------------------------------------------------------------------
+_PICKLE_LFS = """
+import torch
+open("pytorch_model.bin", "w").write(
+    "version https://git-lfs.github.com/spec/v1\\n"
+    "oid sha256:4f5e9d1c8b2a7e6f3d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e\\n"
+    "size 438007537\\n")
+state = torch.load("pytorch_model.bin", map_location="cpu", weights_only=False)
+"""
+
+_PICKLE_HTML = _LOOP_HEAD + """
+open("resnet50_finetuned.pth", "w").write(
+    "<!DOCTYPE html><html><head><title>Google Drive - Virus scan warning</title></head><body></body></html>")
+print("=> loading checkpoint 'resnet50_finetuned.pth'", flush=True)
+checkpoint = torch.load("resnet50_finetuned.pth", weights_only=False)
+"""
+
+_PICKLE_ZEROS_DDP = _DDP_HEAD + """
+if rank == 0:
+    open("ckpt.pth", "wb").write(b"\\x00" * 400)      # zero-filled head of an interrupted copy
+dist.barrier()
+print(f"[rank {rank}] loading checkpoint ckpt.pth", flush=True)
+state = torch.load("ckpt.pth", map_location="cpu", weights_only=False)
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/multiprocessing-bootstrapping-phase
+# --------------------------------------------------------------------------
+_BOOT_DATALOADER = """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+ds = TensorDataset(torch.randn(64, 8), torch.randint(0, 2, (64,)))
+loader = DataLoader(ds, batch_size=8, num_workers=2, multiprocessing_context="spawn")
+for x, y in loader:                  # top level, no if __name__ == "__main__":
+    print(x.shape)
+"""
+
+_BOOT_MP_SPAWN = """
+import torch.multiprocessing as mp
+
+def worker(rank):
+    print("worker", rank)
+
+mp.set_start_method("forkserver", force=True)
+mp.spawn(worker, nprocs=2)
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/dataloader-too-many-open-files
+# --------------------------------------------------------------------------
+_FDS_MAIN = """
+import resource, torch
+from torch.utils.data import DataLoader, Dataset
+
+class Crops(Dataset):
+    def __len__(self):
+        return 10000
+    def __getitem__(self, i):
+        return [torch.randn(4) for _ in range(20)]   # many small tensors per sample
+
+def keep_list(batch):
+    return batch
+
+if __name__ == "__main__":
+    seen = []
+    it = iter(DataLoader(Crops(), batch_size=8, num_workers=2, collate_fn=keep_list, timeout=60))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))    # a low `ulimit -n` on the main process
+    for step, batch in enumerate(it):
+        seen.append(batch)                                     # batches kept alive
+        if step % 2 == 0:
+            print(f"step {step}: {len(seen)} batches cached", flush=True)
+"""
+
+_FDS_WORKER = """
+import resource, torch
+from torch.utils.data import DataLoader, Dataset
+resource.setrlimit(resource.RLIMIT_NOFILE, (100, 100))
+
+class Crops(Dataset):
+    def __len__(self):
+        return 10000
+    def __getitem__(self, i):
+        return [torch.randn(4) for _ in range(20)]
+
+def keep_list(batch):
+    return batch
+
+if __name__ == "__main__":
+    seen = []
+    for step, batch in enumerate(DataLoader(Crops(), batch_size=8, num_workers=2, collate_fn=keep_list, timeout=20)):
+        seen.append(batch)
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/dataloader-timeout
+# --------------------------------------------------------------------------
+_TIMEOUT_SLOW_IO = _LOOP_HEAD + """
+from torch.utils.data import DataLoader, Dataset
+
+class RemoteShards(Dataset):
+    def __len__(self):
+        return 400
+    def __getitem__(self, i):
+        if i >= 96:
+            time.sleep(600)              # object-store read that never returns
+        return torch.randn(16), i % 4
+
+def main():
+    model = nn.Linear(16, 4)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    loader = DataLoader(RemoteShards(), batch_size=16, num_workers=2, timeout=5)
+    for step, (x, y) in enumerate(loader, 1):
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad(); loss.backward(); opt.step()
+        log(step, loss.item())
+
+if __name__ == "__main__":
+    main()
+"""
+
+_TIMEOUT_DDP = _DDP_HEAD + """
+import time
+from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+class Slow(Dataset):
+    def __len__(self):
+        return 64
+    def __getitem__(self, i):
+        if rank == 1:
+            time.sleep(60)
+        return torch.randn(4)
+
+ds = Slow()
+loader = DataLoader(ds, batch_size=4, sampler=DistributedSampler(ds), num_workers=1, timeout=4)
+for step, x in enumerate(loader):
+    print(f"rank {rank} step {step}", flush=True)
+    if step == 3:
+        break
+"""
+
 
 def generate() -> None:
     e = "pytorch/tensor-does-not-require-grad"
@@ -873,3 +1140,38 @@ def generate() -> None:
     _run(e, "layers-in-python-list", _OPT_PYTHON_LIST)
     _run(e, "frozen-before-adapters", _OPT_FROZEN_FILTER)
     _run(e, "consumed-generator-torchrun", _OPT_GENERATOR_DDP, torchrun=TR2)
+
+    e = "pytorch/collate-unsupported-type"
+    _run(e, "dataclass-record", _COLLATE_PIL)
+    _run(e, "none-sample-in-worker", _COLLATE_NONE_WORKERS)
+    _run(e, "ragged-object-array", _COLLATE_OBJECT_ARRAY, keep="tail:1")
+
+    e = "pytorch/sampler-shuffle-mutually-exclusive"
+    _run(e, "distributed-sampler-torchrun", _SAMPLER_DDP, torchrun=TR2)
+    _run(e, "weighted-sampler-shuffle", _SAMPLER_WEIGHTED)
+    _run(e, "batch-sampler-with-batch-size", _BATCH_SAMPLER)
+
+    e = "pytorch/zip-archive-central-directory"
+    _run(e, "truncated-resume-checkpoint", _ZIP_TRUNCATED)
+    _run(e, "read-while-writing-torchrun", _ZIP_DDP_RACE, torchrun=TR2)
+    _run(e, "corrupted-local-header", _ZIP_CORRUPT, keep="tail:1")
+
+    e = "pytorch/unpickling-invalid-load-key"
+    _run(e, "git-lfs-pointer", _PICKLE_LFS)
+    _run(e, "html-instead-of-checkpoint", _PICKLE_HTML)
+    _run(e, "zero-filled-file-torchrun", _PICKLE_ZEROS_DDP, torchrun=TR2)
+
+    e = "pytorch/multiprocessing-bootstrapping-phase"
+    _run(e, "spawn-dataloader-top-level", _BOOT_DATALOADER, timeout=90)
+    _run(e, "forkserver-mp-spawn-top-level", _BOOT_MP_SPAWN, timeout=90)
+    _run(e, "spawn-dataloader-tail", _BOOT_DATALOADER, keep="tail:70", timeout=90)
+
+    e = "pytorch/dataloader-too-many-open-files"
+    _run(e, "ancdata-main-process", _FDS_MAIN, timeout=150)
+    _run(e, "shm-open-in-workers", _FDS_WORKER, timeout=150)
+    _run(e, "ancdata-tail", _FDS_MAIN, keep="tail:3", timeout=150)
+
+    e = "pytorch/dataloader-timeout"
+    _run(e, "object-store-read-hangs", _TIMEOUT_SLOW_IO, timeout=120)
+    _run(e, "slow-rank-torchrun", _TIMEOUT_DDP, torchrun=TR2, timeout=150)
+    _run(e, "object-store-tail", _TIMEOUT_SLOW_IO, keep="tail:2", timeout=120)

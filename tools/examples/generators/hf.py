@@ -7,6 +7,7 @@ mode, or a small HTTP stub that this script itself serves on 127.0.0.1.
 """
 from __future__ import annotations
 
+import os
 import tempfile
 
 from generate import run_script
@@ -132,28 +133,7 @@ def save_tiny(path, model=None):
     return path
 """
 
-# #60: a model loaded with a multi-entry device_map, then trained under torchrun
-DMAP_TRAINER = _COMMON + r"""
-import torch
-from datasets import Dataset
-from transformers import AutoModelForCausalLM, Trainer, TrainingArguments, DataCollatorForLanguageModeling
-
-rank = int(os.environ.get("RANK", "0"))
-ckpt = save_tiny(os.path.join(os.getcwd(), f"tiny-llama-{rank}"))
-# what device_map="auto" produces when the model does not fit: some modules on the accelerator, the rest offloaded
-device_map = {"model.embed_tokens": "cpu", "model.layers.0": "cpu", "model.layers.1": "disk", "model.norm": "cpu",
-              "model.rotary_emb": "cpu", "lm_head": "cpu"}
-model = AutoModelForCausalLM.from_pretrained(ckpt, device_map=device_map, offload_folder=f"offload-{rank}")
-print(f"[rank{rank}] hf_device_map has {len(model.hf_device_map)} entries")
-tok = tiny_tokenizer()
-ds = Dataset.from_dict({"text": texts()}).map(lambda b: tok(b["text"]), batched=True, remove_columns=["text"])
-args = TrainingArguments(output_dir="out", per_device_train_batch_size=4, max_steps=4, report_to=[],
-                         use_cpu=True, logging_steps=1)
-trainer = Trainer(model=model, args=args, train_dataset=ds,
-                  data_collator=DataCollatorForLanguageModeling(tok, mlm=False))
-trainer.train()
-"""
-
+# #60: a model loaded with a multi-entry device_map (one module offloaded), prepared under torchrun
 DMAP_ACCELERATE = _COMMON + r"""
 import torch
 from accelerate import Accelerator
@@ -336,21 +316,197 @@ print(ds)
 ds = ds.map(chunk, batched=True)
 """
 
+
+# #55: what the Hub answers for a missing/private repo and for a gated one (served by the loopback stub)
+HUB_REPO_NOT_FOUND = _STUB + r"""
+serve_status(401, b'{"error":"Repository not found"}', [("X-Error-Code", "RepoNotFound"),
+             ("X-Error-Message", "Repository not found"), ("Content-Type", "application/json")])
+from transformers import AutoTokenizer
+tok = AutoTokenizer.from_pretrained("meta-llama/Llama-3-8B-instruct")   # the real id is Meta-Llama-3-8B-Instruct
+"""
+
+HUB_GATED_401 = _STUB + r"""
+msg = "Access to model google/gemma-2-2b-it is restricted. You must have access to it and be authenticated to access it. Please log in."
+serve_status(401, b"", [("X-Error-Code", "GatedRepo"), ("X-Error-Message", msg)])
+from transformers import AutoModelForCausalLM
+print("HF_TOKEN set:", "HF_TOKEN" in os.environ)
+model = AutoModelForCausalLM.from_pretrained("google/gemma-2-2b-it")
+"""
+
+HUB_GATED_403_DOWNLOAD = _STUB + r"""
+msg = ("Access to model meta-llama/Llama-3.1-8B is restricted and you are not in the authorized list. "
+       "Visit https://huggingface.co/meta-llama/Llama-3.1-8B to ask for access.")
+serve_status(403, b"", [("X-Error-Code", "GatedRepo"), ("X-Error-Message", msg)])
+from huggingface_hub import hf_hub_download
+path = hf_hub_download("meta-llama/Llama-3.1-8B", "config.json", token="hf_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx")
+"""
+
+NO_LOSS_BACKBONE = _COMMON + r"""
+from datasets import Dataset
+from transformers import AutoModel, Trainer, TrainingArguments, DataCollatorWithPadding
+
+tok = tiny_tokenizer()
+path = save_tiny(os.path.join(os.getcwd(), "tiny-llama"))
+model = AutoModel.from_pretrained(path)          # the bare backbone, no classification head
+ds = Dataset.from_dict({"text": texts(), "label": [i % 2 for i in range(24)]})
+ds = ds.map(lambda b: tok(b["text"]), batched=True, remove_columns=["text"])
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=8, max_steps=2, report_to=[], use_cpu=True)
+Trainer(model=model, args=args, train_dataset=ds, data_collator=DataCollatorWithPadding(tok)).train()
+"""
+
+LABELS_PADDING_COLLATOR = _COMMON + r"""
+from datasets import Dataset
+from transformers import Trainer, TrainingArguments, DataCollatorWithPadding
+
+tok = tiny_tokenizer()
+def tokenize(batch):
+    enc = tok(batch["text"], truncation=True, max_length=32)
+    enc["labels"] = [ids.copy() for ids in enc["input_ids"]]     # causal-LM labels
+    return enc
+ds = Dataset.from_dict({"text": texts()}).map(tokenize, batched=True, remove_columns=["text"])
+args = TrainingArguments(output_dir="out", per_device_train_batch_size=4, max_steps=2, report_to=[], use_cpu=True,
+                         logging_steps=1)
+Trainer(model=tiny_llama(), args=args, train_dataset=ds, data_collator=DataCollatorWithPadding(tok)).train()
+"""
+
+
+TRAINER_TOKENIZER_KWARG = _COMMON + r"""
+from transformers import Trainer, TrainingArguments
+tok = tiny_tokenizer()
+args = TrainingArguments(output_dir="out", eval_strategy="no", report_to=[], use_cpu=True)
+trainer = Trainer(model=tiny_llama(), args=args, tokenizer=tok)
+"""
+
+SFTCONFIG_MAX_SEQ = r"""
+from trl import SFTConfig
+print("building SFT config from recipe.yaml ...")
+cfg = SFTConfig(output_dir="out", max_seq_length=2048, packing=True, dataset_text_field="text",
+                per_device_train_batch_size=2, gradient_accumulation_steps=8, learning_rate=2e-4, bf16=False)
+"""
+
+LOAD_BEST_STEPS = r"""
+from transformers import TrainingArguments
+args = TrainingArguments(output_dir="out", eval_strategy="steps", eval_steps=300, save_strategy="steps",
+                         save_steps=500, load_best_model_at_end=True, metric_for_best_model="eval_loss")
+"""
+
+LOAD_BEST_NO_EVAL = r"""
+import sys
+from transformers import HfArgumentParser, TrainingArguments
+sys.argv = ["train.py", "--output_dir", "out", "--load_best_model_at_end", "--metric_for_best_model", "accuracy",
+            "--per_device_train_batch_size", "16", "--num_train_epochs", "3"]
+print("argv:", " ".join(sys.argv[1:]))
+(args,) = HfArgumentParser(TrainingArguments).parse_args_into_dataclasses()
+"""
+
+REMOTE_CODE_CONFIG = REMOTE_CODE.replace("model = AutoModelForCausalLM.from_pretrained(path)",
+                                         "config = AutoConfig.from_pretrained(path)")
+
+CHAT_SFT_MESSAGES = _COMMON + r"""
+from datasets import Dataset
+from trl import SFTConfig, SFTTrainer
+tok = tiny_tokenizer()
+conv = [[{"role": "user", "content": "how are you"}, {"role": "assistant", "content": "good"}]] * 8
+ds = Dataset.from_dict({"messages": conv})
+trainer = SFTTrainer(model=tiny_llama(), processing_class=tok, train_dataset=ds,
+                     args=SFTConfig(output_dir="out", max_steps=2, report_to=[], use_cpu=True))
+"""
+
+MAP_GROUP_TEXTS = _COMMON + r"""
+from datasets import Dataset
+tok = tiny_tokenizer()
+ds = Dataset.from_dict({"text": texts(60)}).map(lambda b: tok(b["text"]), batched=True)
+block = 16
+def group_texts(examples):
+    ids = sum(examples["input_ids"], [])
+    total = (len(ids) // block) * block
+    return {"input_ids": [ids[i:i + block] for i in range(0, total, block)]}
+print(ds)
+lm = ds.map(group_texts, batched=True)          # forgot remove_columns=ds.column_names
+"""
+
 def _hub(home: str, **env: str) -> dict[str, str]:
     return {"HF_HOME": home, "HF_HUB_DISABLE_TELEMETRY": "1", **env}
 
 
+def _want(entry_id: str) -> bool:
+    """HF_GEN_ONLY=id1,id2 restricts a run to some entries (all by default)."""
+    only = os.environ.get("HF_GEN_ONLY")
+    return not only or entry_id in only.split(",")
+
+
+def _run(entry_id: str, name: str, script: str, **kw) -> None:
+    if _want(entry_id):
+        kw.setdefault("env", {"HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1"})
+        run_script(entry_id, name, script, **kw)
+
+
 def generate() -> None:
     hub = "huggingface-hub/offline-cannot-connect"
-    with tempfile.TemporaryDirectory(prefix="fl-hf-") as home:
-        run_script(hub, "httpx-connect-refused-from-pretrained", HUB_HTTPX_CONNECT,
-                   env=_hub(home, HF_ENDPOINT="http://127.0.0.1:9", HF_HUB_ETAG_TIMEOUT="2"), timeout=240)
-        run_script(hub, "snapshot-download-connection-error", HUB_SNAPSHOT_CONNECT,
-                   env=_hub(home, HF_ENDPOINT="http://127.0.0.1:9"), keep="tail:30", timeout=240)
-        run_script(hub, "specific-connection-error-401", HUB_SPECIFIC_401, env=_hub(home), keep="tail:25")
+    if _want(hub):
+        with tempfile.TemporaryDirectory(prefix="fl-hf-") as home:
+            run_script(hub, "httpx-connect-refused-from-pretrained", HUB_HTTPX_CONNECT,
+                       env=_hub(home, HF_ENDPOINT="http://127.0.0.1:9", HF_HUB_ETAG_TIMEOUT="2"), timeout=240)
+            run_script(hub, "snapshot-download-connection-error", HUB_SNAPSHOT_CONNECT,
+                       env=_hub(home, HF_ENDPOINT="http://127.0.0.1:9"), keep="tail:30", timeout=240)
+            run_script(hub, "specific-connection-error-401", HUB_SPECIFIC_401, env=_hub(home), keep="tail:25")
 
     pt = "peft/target-modules-not-found"
-    run_script(pt, "exclude-modules-regex-excludes-everything", PEFT_ALL_EXCLUDED)
-    run_script(pt, "transformers5-mixtral-fused-experts", PEFT_FUSED_EXPERTS, keep="tail:14")
+    _run(pt, "exclude-modules-regex-excludes-everything", PEFT_ALL_EXCLUDED)
+    _run(pt, "transformers5-mixtral-fused-experts", PEFT_FUSED_EXPERTS, keep="tail:14")
 
-    run_script("pytorch/weights-only-load-failed", "numpy-dtype-class-after-allowlist", WO_DTYPE_CLASS)
+    _run("pytorch/weights-only-load-failed", "numpy-dtype-class-after-allowlist", WO_DTYPE_CLASS)
+
+    dm = "transformers/device-map-auto-distributed"
+    _run(dm, "torchrun-accelerate-prepare-offloaded-model", DMAP_ACCELERATE, torchrun={"nproc_per_node": 2})
+
+    nl = "transformers/model-did-not-return-loss"
+    _run(nl, "causal-lm-padding-collator-no-labels", NO_LOSS_CAUSAL)
+    _run(nl, "seqcls-label-column-dropped", NO_LOSS_SEQCLS, keep="tail:25")
+    _run(nl, "bare-automodel-backbone", NO_LOSS_BACKBONE, keep="tail:8")
+
+    cl = "transformers/compute-loss-num-items-in-batch"
+    _run(cl, "weighted-loss-trainer-override", COMPUTE_LOSS_OLD)
+    _run(cl, "override-tail-only", COMPUTE_LOSS_OLD, keep="tail:6")
+
+    ut = "transformers/unable-to-create-tensor-padding"
+    _run(ut, "tokenizer-return-tensors-no-padding", UNPADDED_TENSORS)
+    _run(ut, "padding-collator-per-token-labels", NESTED_LABELS, keep="tail:18")
+    _run(ut, "trainer-causal-labels-padding-collator", LABELS_PADDING_COLLATOR, keep="tail:40")
+
+    um = "transformers/unrecognized-model-type"
+    _run(um, "newer-architecture-than-library", UNKNOWN_MODEL_TYPE)
+
+    fa = "transformers/flash-attention-2-not-installed"
+    _run(fa, "from-pretrained-flash-attention-2", FLASH_ATTN_MISSING)
+    _run(fa, "config-attn-implementation", FLASH_ATTN_FROM_CONFIG, keep="tail:12")
+
+    rg = "huggingface-hub/repo-not-found-or-gated"
+    if _want(rg):
+        with tempfile.TemporaryDirectory(prefix="fl-hf-") as home:
+            run_script(rg, "repo-id-wrong-case", HUB_REPO_NOT_FOUND, env=_hub(home))
+            run_script(rg, "gated-not-logged-in", HUB_GATED_401, env=_hub(home), keep="tail:30")
+            run_script(rg, "gated-not-authorized-hf-hub-download", HUB_GATED_403_DOWNLOAD, env=_hub(home))
+
+    ta = "transformers/training-arguments-renamed"
+    _run(ta, "evaluation-strategy-transformers5", EVAL_STRATEGY_RENAMED)
+    _run(ta, "sft-trainer-tokenizer-kwarg", SFT_TOKENIZER_KWARG, keep="tail:6")
+    _run(ta, "trainer-tokenizer-kwarg", TRAINER_TOKENIZER_KWARG, keep="tail:8")
+    _run(ta, "sftconfig-max-seq-length", SFTCONFIG_MAX_SEQ)
+
+    lb = "transformers/load-best-model-strategy-mismatch"
+    _run(lb, "epoch-eval-steps-save", LOAD_BEST_MISMATCH)
+    _run(lb, "save-steps-not-multiple", LOAD_BEST_STEPS, keep="tail:5")
+    _run(lb, "cli-no-eval-strategy", LOAD_BEST_NO_EVAL)
+
+    rc = "transformers/trust-remote-code-required"
+    _run(rc, "automodel-auto-map-local-repo", REMOTE_CODE)
+    _run(rc, "autoconfig-auto-map", REMOTE_CODE_CONFIG, keep="tail:9")
+
+    ct = "transformers/chat-template-not-set"
+    _run(ct, "apply-chat-template-base-tokenizer", CHAT_TEMPLATE_MISSING)
+    _run(ct, "sft-trainer-messages-dataset", CHAT_SFT_MESSAGES, keep="tail:30")
+
+    mp = "datasets/map-column-length-mismatch"
+    _run(mp, "overflowing-tokens-chunking", MAP_ROWS_CHANGED, keep="tail:30")
+    _run(mp, "group-texts-without-remove-columns", MAP_GROUP_TEXTS)

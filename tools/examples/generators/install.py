@@ -3,7 +3,8 @@
 Covers pytorch/cpp-extension-build-failed (torch.utils.cpp_extension.load_inline with code that does
 not compile, built by the real compiler and ninja), install/pip-no-matching-distribution-torch (pip
 offered only wheels built for other Pythons or platforms, as on a too-new interpreter) and
-numpy/compiled-against-numpy1 (the C-API handshake an extension built against NumPy 1.x performs).
+numpy/compiled-against-numpy1 (the C-API handshake an extension built against NumPy 1.x performs) and
+setuptools/pkg-resources-missing (legacy pkg_resources imports under a setuptools without it).
 
 Needs torch (CPU build) with its headers, a C++ compiler (g++) and ninja on PATH, and pip in the
 same venv.  Nothing is downloaded: pip runs with --no-index on a local folder.
@@ -95,3 +96,32 @@ def generate() -> None:
     run_script(pip, "unpinned-torch-from-requirements", PIP_DRIVER, args=["torch>=2.0"], keep="tail:3")
 
     run_script("numpy/compiled-against-numpy1", "array-api-handshake", NUMPY1_EXT)
+    generate_setuptools()
+
+
+# ----------------------------------------------------------------- setuptools without pkg_resources
+PKG_RESOURCES_VERSION_CHECK = r'''
+import sys
+print("python", sys.version.split()[0], flush=True)
+import pkg_resources   # legacy version check, as many older training repositories do
+torch_version = pkg_resources.get_distribution("torch").version
+'''
+
+PKG_RESOURCES_SETUP = r'''
+# setup.py of a repository with a custom op (pip install -e . runs it)
+import os
+from setuptools import setup
+import pkg_resources
+
+setup(
+    name="clip-ops",
+    version="1.0",
+    install_requires=[str(r) for r in pkg_resources.parse_requirements(open("requirements.txt"))],
+)
+'''
+
+
+def generate_setuptools() -> None:
+    pkg = "setuptools/pkg-resources-missing"
+    run_script(pkg, "legacy-version-check", PKG_RESOURCES_VERSION_CHECK)
+    run_script(pkg, "setup-py-parse-requirements", PKG_RESOURCES_SETUP, keep="tail:6")
