@@ -11,11 +11,12 @@ RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin faultline \
     && mkdir -p /data /app && chown faultline:faultline /data
 
 WORKDIR /app
-COPY pyproject.toml README.md alembic.ini ./
+COPY pyproject.toml README.md alembic.ini constraints.txt ./
 COPY app ./app
 COPY migrations ./migrations
 COPY kb ./kb
-RUN pip install -e . \
+# constraints.txt pins every dependency to the versions the test suite passed with
+RUN pip install -c constraints.txt -e . \
     && if [ -d app/i18n/locales ]; then pybabel -q compile -d app/i18n/locales; fi
 
 USER faultline

@@ -2,19 +2,30 @@
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# written after a successful install; a second `make run`/`make test` installs nothing (and needs no
+# package index) until pyproject.toml or constraints.txt change
+STAMP := $(VENV)/.faultline-installed
+PYCHECK := import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)
 DB ?= faultline.db
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test setup load lint i18n-extract i18n-update i18n-compile bench clean
+.PHONY: run test setup load lint i18n-extract i18n-update i18n-compile bench bench-write constraints clean
 
 $(BIN)/python:
+	@$(PY) -c '$(PYCHECK)' 2>/dev/null || { echo "Faultline needs Python 3.10 or newer, but $(PY) is" \
+		"$$($(PY) -V 2>&1 || echo missing). Run again with a newer one, e.g. make $(MAKECMDGOALS) PY=python3.11"; exit 1; }
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-setup: $(BIN)/python
-	$(BIN)/pip install -q -e '.[test]'
-	$(MAKE) i18n-compile
+$(STAMP): pyproject.toml constraints.txt | $(BIN)/python
+	@$(BIN)/python -c '$(PYCHECK)' || { echo "$(VENV) was made by $$($(BIN)/python -V 2>&1), older than 3.10." \
+		"Remove it (rm -rf $(VENV)) and run again with a newer Python, e.g. make $(MAKECMDGOALS) PY=python3.11"; exit 1; }
+	$(BIN)/pip install -q -c constraints.txt -e '.[test]'
+	@touch $@
+
+setup: $(STAMP)
+	@$(MAKE) --no-print-directory i18n-compile
 
 load: setup
 	$(BIN)/faultline load --db $(DB)
@@ -24,7 +35,8 @@ run: load
 
 # every test on SQLite, then the tests that touch a database again on PostgreSQL (127.0.0.1:5432)
 PG_TESTS := tests --ignore=tests/e2e --ignore=tests/test_kb.py --ignore=tests/test_logparse.py \
-	--ignore=tests/test_matching.py --ignore=tests/test_holdout.py
+	--ignore=tests/test_matching.py --ignore=tests/test_holdout.py \
+	--ignore=tests/test_readme.py --ignore=tests/test_make.py
 
 test: setup
 	$(BIN)/python -m pytest -q tests
@@ -34,17 +46,26 @@ lint: setup
 	$(BIN)/faultline lint
 
 # Translations of the web pages (gettext catalogs under app/i18n/locales).
-i18n-extract:
+i18n-extract: $(STAMP)
 	$(BIN)/pybabel extract -F app/i18n/babel.cfg -o app/i18n/messages.pot app
 
 i18n-update: i18n-extract
 	$(BIN)/pybabel update -i app/i18n/messages.pot -d app/i18n/locales
 
-i18n-compile:
+i18n-compile: $(STAMP)
 	@if [ -d app/i18n/locales ]; then $(BIN)/pybabel -q compile -d app/i18n/locales; fi
 
+# `make bench` prints its report and changes no tracked file; `make bench-write` rewrites
+# docs/benchmarks.md and bench/results/latest.json. A peer checkout: DEADENDS_CHECKOUT=PATH.
 bench: setup
 	$(BIN)/python -m bench
+
+bench-write: setup
+	$(BIN)/python -m bench --write
+
+# after changing dependencies in pyproject.toml (and installing them): pin what is installed
+constraints: $(BIN)/python
+	$(BIN)/python tools/constraints.py
 
 clean:
 	rm -rf $(VENV) $(DB) *.egg-info

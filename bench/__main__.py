@@ -9,6 +9,12 @@ Measures, and writes to docs/benchmarks.md (and bench/results/latest.json):
 4. scaling: latency at 2.5k, 10k and 25k entries and the service's RSS at each size.
 The peer's code is not part of this repository: pass --peer with a checkout of it to run
 it side by side (its data comes from the corpus copy, so both see identical canons).
+Without the corpus copy (DEADENDS_CORPUS, default ../shared/peers/deadends) section 2 is not
+measured and scaling grows our own entries instead.
+
+Nothing tracked is rewritten unless asked: by default the report goes to standard output;
+``--write`` rewrites docs/benchmarks.md and bench/results/latest.json; ``--out FILE`` writes the
+report to FILE and the raw figures beside it (FILE with .json).
 """
 from __future__ import annotations
 
@@ -29,7 +35,8 @@ import httpx
 
 from app.matching.index import MatchIndex
 from app.render.match import match_text
-from bench.corpus import PEER_DATA, REPO, Query, grow, noisy_log, own_kb, peer_corpus, scenario_queries, signature_queries
+from bench.corpus import (PEER_DATA, REPO, Query, grow, noisy_log, own_kb, peer_corpus, peer_corpus_present,
+                          scenario_queries, signature_queries)
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -260,10 +267,14 @@ def http_throughput(seconds: float, concurrency: int) -> dict:
 def scaling(sizes: list[int], queries: int, seed: int) -> list[dict]:
     from app.store.load import write_entries
 
-    canons, entries, _ = peer_corpus(PEER_DATA / "canons.jsonl")
     rng = random.Random(seed)
-    sig_q = signature_queries(canons)
-    logs = [noisy_log(q.text, rng) for q in rng.sample(sig_q, queries)]
+    if peer_corpus_present():
+        canons, entries, _ = peer_corpus(PEER_DATA / "canons.jsonl")
+        lines = [q.text for q in signature_queries(canons)]
+    else:  # no corpus copy: grow our own entries, queried with their own error texts
+        entries, _ = own_kb()
+        lines = [e.error_text.strip().splitlines()[-1] for e in entries]
+    logs = [noisy_log(rng.choice(lines), rng) for _ in range(queries)]
     rows = []
     for n in sizes:
         corpus = grow(entries, n, seed)
@@ -324,30 +335,45 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--quick", action="store_true", help="small samples, for a smoke run")
-    ap.add_argument("--out", type=Path, default=REPO / "docs" / "benchmarks.md")
+    ap.add_argument("--write", action="store_true",
+                    help="rewrite docs/benchmarks.md and bench/results/latest.json (tracked files)")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="write the report to this file and the raw figures beside it (.json); default: print it")
     args = ap.parse_args(argv)
+    if args.write and args.out is None:
+        args.out = REPO / "docs" / "benchmarks.md"
     if args.quick:
         args.sample, args.sizes, args.scale_queries, args.http_seconds = 40, "2500,5000", 30, 2.0
     peer = Path(args.peer) if args.peer else None
-    results = {"machine": machine(), "peer_checkout": bool(peer)}
+    results = {"machine": machine(), "peer_checkout": bool(peer), "peer_corpus": peer_corpus_present(),
+               "scaling_base": "peer" if peer_corpus_present() else "own"}
     print("own examples ...", flush=True)
     results["own"] = own_examples()
     from app.matching.config import DEFAULT
 
     results["config"] = DEFAULT.id
     results["heldout"] = heldout()
-    print("peer data ...", flush=True)
-    results["peer"] = peer_data(peer, args.sample, args.seed)
+    if results["peer_corpus"]:
+        print("peer data ...", flush=True)
+        results["peer"] = peer_data(peer, args.sample, args.seed)
+    else:
+        print(f"peer data: not measured (no corpus copy at {PEER_DATA}; set DEADENDS_CORPUS)", flush=True)
+        results["peer"] = None
     print("http throughput ...", flush=True)
     results["http"] = http_throughput(args.http_seconds, args.concurrency)
     print("scaling ...", flush=True)
     results["scaling"] = scaling([int(x) for x in args.sizes.split(",")], args.scale_queries, args.seed)
-    (REPO / "bench" / "results").mkdir(exist_ok=True)
-    (REPO / "bench" / "results" / "latest.json").write_text(json.dumps(results, indent=2))
-    from bench.report import write_report
+    from bench.report import render, write_report
 
+    if args.out is None:
+        print(render(results))
+        print("(nothing written; `--write` or `make bench-write` updates docs/benchmarks.md)")
+        return 0
+    raw = REPO / "bench" / "results" / "latest.json" if args.write else args.out.with_suffix(".json")
+    raw.parent.mkdir(parents=True, exist_ok=True)
+    raw.write_text(json.dumps(results, indent=2))
     write_report(results, args.out)
-    print(f"wrote {args.out}")
+    print(f"wrote {args.out} and {raw}")
     return 0
 
 

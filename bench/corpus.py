@@ -3,6 +3,7 @@ and scenarios, noisy wrappers and synthetic growth."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 from dataclasses import dataclass
@@ -13,7 +14,12 @@ from app.kbfiles import examples, load_kb
 from app.peers.deadends import canon_to_entry, read_canons
 
 REPO = Path(__file__).resolve().parent.parent
-PEER_DATA = REPO.parent / "shared" / "peers" / "deadends"
+# the peer's corpus copy (canons.jsonl, scenarios.json); optional: without it the peer's columns say "not measured"
+PEER_DATA = Path(os.environ.get("DEADENDS_CORPUS") or REPO.parent / "shared" / "peers" / "deadends")
+
+
+def peer_corpus_present() -> bool:
+    return (PEER_DATA / "canons.jsonl").is_file()
 
 
 @dataclass

@@ -4,6 +4,7 @@ from sqlalchemy import engine_from_config, pool
 from sqlmodel import SQLModel
 
 import app.store.tables  # noqa: F401  (registers the tables)
+import app.store.written  # noqa: F401  (tokens, outcome reports, inbox)
 
 config = context.config
 target_metadata = SQLModel.metadata

@@ -79,7 +79,8 @@ def test_body_just_under_limit_is_accepted(client):
 
 
 def test_non_utf8_is_decoded_with_replacement(client):
-    raw = b"\xff\xfe\xfa garbage \x80\n" + SEED_LINE.encode() + b"\n\xc3\x28"
+    # invalid UTF-8 (but no leading FF FE: that would be a UTF-16 byte-order mark)
+    raw = b"\xfa\xff garbage \x80\n" + SEED_LINE.encode() + b"\n\xc3\x28"
     r = client.post("/match", content=raw, headers={"Content-Type": "text/plain"})
     assert r.status_code == 200
     assert r.json()["matches"][0]["id"] == SEED

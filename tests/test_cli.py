@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.conftest import KB, REPO, SEED_LINE
 
@@ -105,3 +106,99 @@ def test_serve_runs_the_real_service_over_http(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+# --- usage mistakes: one line on stderr, exit code 2, never a traceback ---------------------------
+
+@pytest.fixture(scope="module")
+def own_db(tmp_path_factory):
+    db = tmp_path_factory.mktemp("cli") / "a.db"
+    assert faultline("load", "--db", str(db)).returncode == 0
+    return db
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    """The `faultline` command's main() in this process (the exit code, stdout, stderr)."""
+    from app.cli import main
+
+    try:
+        code = main(["--kb", str(KB), *args])
+    except SystemExit as exc:  # argparse: --help, --version, usage errors
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_line_error(got, *needles: str) -> str:
+    code, _, err = got
+    assert code == 2, (code, err)
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    for n in needles:
+        assert n in err, err
+    return err
+
+
+def test_unreadable_inputs_and_outputs_give_one_line_and_exit_2(own_db, tmp_path, capsys):
+    log = tmp_path / "train.log"
+    log.write_text(SEED_LINE + "\n")
+    made = tmp_path / "made.md"
+    made.write_text("an earlier export\n")
+    db = str(own_db)
+    _one_line_error(cli(capsys, "match", "--db", db, str(tmp_path / "nope.log")), "nope.log", "No such file")
+    _one_line_error(cli(capsys, "match", "--db", db, str(tmp_path)), "Is a directory")
+    _one_line_error(cli(capsys, "match", "--db", db, "--env", str(tmp_path / "freeze.txt"), str(log)), "freeze.txt")
+    _one_line_error(cli(capsys, "export", "--db", db, "--out", str(made)), "is a file")
+    assert made.read_text() == "an earlier export\n"  # untouched
+    _one_line_error(cli(capsys, "import", "deadends", str(tmp_path), "--db", str(tmp_path / "d.db")), "Is a directory")
+    _one_line_error(cli(capsys, "token", "list", "--db", str(tmp_path)), "is a folder")
+    code, out, _ = cli(capsys, "match", "--db", db, str(log))  # the same command with a good file works
+    assert code == 0 and "pytorch/nccl-timeout-allreduce" in out
+
+
+def test_match_never_creates_a_database_silently(tmp_path):
+    log = tmp_path / "train.log"
+    log.write_text(SEED_LINE + "\n")
+    r = faultline("match", str(log), cwd=tmp_path, env={"FAULTLINE_DB": "", "DATABASE_URL": ""})
+    err = r.stderr.decode()
+    assert r.returncode == 2 and len(err.strip().splitlines()) == 1, err
+    assert "no database at" in err and "faultline load" in err
+    assert list(tmp_path.iterdir()) == [log]
+
+
+def test_bad_flags_print_the_verbs_own_usage(capsys):
+    for args, says in ((["match", "--jsno", "x.log"], "unrecognized arguments: --jsno"),
+                       (["match", "--lang", "fr", "x.log"], "invalid choice: 'fr'"),
+                       (["match", "--limit", "0", "x.log"], "0 is less than 1"),
+                       (["token", "create", "--scope", "report", "--colour"], "unrecognized arguments: --colour")):
+        code, _, err = cli(capsys, *args)
+        assert code == 2 and "Traceback" not in err, err
+        verb = " ".join(a for a in args[:2] if not a.startswith("-") and not a.endswith(".log"))
+        assert err.startswith(f"usage: faultline {verb}"), err
+        assert says in err.splitlines()[-1]
+    code, _, err = cli(capsys)
+    assert code == 2 and "required: VERB" in err
+
+
+def test_a_closed_output_pipe_gives_one_line(own_db):
+    read_end, write_end = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--kb", str(KB), "match", "--db", str(own_db), "-"],
+                            stdin=subprocess.PIPE, stdout=write_end, stderr=subprocess.PIPE, cwd=REPO)
+    os.close(write_end)
+    os.close(read_end)  # the reader is gone before anything was written, as with `| head -0`
+    _, err = proc.communicate(SEED_LINE.encode(), timeout=120)
+    assert proc.returncode == 2, err.decode()
+    assert "Traceback" not in err.decode() and "output was closed" in err.decode()
+    assert len(err.decode().strip().splitlines()) == 1
+
+
+def test_version_and_every_verbs_help_has_an_example_and_defaults(capsys):
+    from app.cli import VERBS
+
+    code, out, _ = cli(capsys, "--version")
+    assert code == 0 and out.startswith("faultline ")
+    for verb in [v.rstrip("_") for v in VERBS]:
+        code, out, _ = cli(capsys, verb, "--help")
+        assert code == 0 and "example" in out, (verb, out)
+    serve = cli(capsys, "serve", "--help")[1]
+    assert "(default: 127.0.0.1)" in serve and "(default: 8000)" in serve
+    assert "(default: 5)" in cli(capsys, "match", "--help")[1]

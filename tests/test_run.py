@@ -239,8 +239,8 @@ def test_ctrl_c_at_a_terminal_reaches_the_command(kb_db):
 
     code = textwrap.dedent("""
         import sys, time
-        print("ready", flush=True)
         try:
+            print("ready", flush=True)  # inside the try: ^C may come as soon as this is read
             time.sleep(120)
         except KeyboardInterrupt:
             print("command got SIGINT", flush=True)

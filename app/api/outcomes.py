@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from fastapi import APIRouter, Request
+from fastapi import Path as PathParam
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
@@ -117,7 +118,8 @@ def report_view(row: ReportRow, entry, lang: str, repeat: bool, counts) -> dict[
                         **errors(401, 403, 404, 413, 422, 429)},
              openapi_extra={"requestBody": {"required": True, "content": {
                  "application/json": {"schema": OutcomeIn.model_json_schema()}}}})
-async def post_outcome(domain: str, slug: str, request: Request):
+async def post_outcome(request: Request, domain: str = PathParam(examples=["pytorch"]),
+                       slug: str = PathParam(examples=["nccl-timeout-allreduce"])):
     entry_id = f"{domain}/{slug}"
     try:
         token = await run_in_threadpool(bearer, request, "report")

@@ -13,3 +13,27 @@ def add_db(p: argparse.ArgumentParser) -> None:
 def read_input(path: str) -> str:
     data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     return data.decode("utf-8", errors="replace")
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (a usage error otherwise)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n} is less than 1")
+    return n
+
+
+def missing_db(db: str) -> str | None:
+    """Why the SQLite file ``db`` cannot be read as it is (it does not exist, or is a folder), else None.
+    A database URL is not checked here."""
+    if "://" in db:
+        return None
+    path = Path(db)
+    if path.is_dir():
+        return f"{db} is a folder, not a database file"
+    if not path.exists():
+        return f"no database at {db}; build it first with `faultline load --db {db}`"
+    return None

@@ -3,16 +3,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.cli.common import add_db
+import sys
+
+from app.cli.common import add_db, missing_db
 from app.settings import default_db
 
 
 def register(sub) -> None:
     p = sub.add_parser("export", help="export every entry and guide")
     add_db(p)
-    p.add_argument("--format", choices=["json", "md"], default="json")
-    p.add_argument("--lang", choices=["en", "zh"], default="en")
-    p.add_argument("--out", required=True)
+    p.add_argument("--format", choices=["json", "md"], default="json", help="file format (default: json)")
+    p.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the text (default: en)")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder to write errors/ and guides/ into (created if missing)")
     p.set_defaults(fn=run)
 
 
@@ -20,6 +22,13 @@ def run(args) -> int:
     from app.render.export import export_dir
     from app.store.load import kb_from_db
 
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"faultline export: --out {args.out} is a file; give a folder", file=sys.stderr)
+        return 2
+    if why := missing_db(args.db or default_db()):
+        print(f"faultline export: {why}", file=sys.stderr)
+        return 2
     entries, guides = kb_from_db(args.db or default_db(), args.kb)
     from app.store.written import read_counts
 

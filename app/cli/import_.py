@@ -6,8 +6,8 @@ from pathlib import Path
 
 def register(sub) -> None:
     p = sub.add_parser("import", help="import a peer corpus into a separate database")
-    p.add_argument("kind", choices=["deadends"])
-    p.add_argument("file")
+    p.add_argument("kind", choices=["deadends"], help="the corpus's kind (only deadends)")
+    p.add_argument("file", help="the corpus file, deadends.dev's canons.jsonl")
     p.add_argument("--db", default=None, help="SQLite file (default: ./deadends.db)")
     p.set_defaults(fn=run)
 

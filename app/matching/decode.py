@@ -25,8 +25,12 @@ def decode_paste(data: bytes) -> Decoded:
     """Decode a paste's bytes; invalid bytes become U+FFFD, never an error."""
     if data.startswith(codecs.BOM_UTF8):
         return Decoded(data[len(codecs.BOM_UTF8):].decode("utf-8", errors="replace"), "utf-8-sig")
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return Decoded(data.decode("utf-16", errors="replace"), "utf-16")
+    # a UTF-16 BOM, and a body that looks like it (logs are mostly ASCII: every other byte NUL); bytes that merely
+    # start with FF FE and go on as 8-bit text are not UTF-16
+    if data.startswith(codecs.BOM_UTF16_LE) and _nul_share(data[2:], 1) > 0.3:
+        return Decoded(data[2: 2 + (len(data) - 2) // 2 * 2].decode("utf-16-le", errors="replace"), "utf-16")
+    if data.startswith(codecs.BOM_UTF16_BE) and _nul_share(data[2:], 0) > 0.3:
+        return Decoded(data[2: 2 + (len(data) - 2) // 2 * 2].decode("utf-16-be", errors="replace"), "utf-16")
     if len(data) >= 4:
         # ASCII text in UTF-16 without a BOM: every other byte is NUL
         if _nul_share(data, 1) > 0.6 and _nul_share(data, 0) < 0.1:

@@ -136,19 +136,43 @@ def in_process(app) -> ClientFactory:
     return lambda: AsyncClient("http://faultline.internal", transport=httpx.ASGITransport(app=app), timeout=60)
 
 
+class _Endpoint:
+    """The ASGI app at /mcp: the session manager of the app's current lifespan (the SDK's manager
+    runs once, so each start of the app, e.g. each test client, gets a new one)."""
+
+    def __init__(self, server: MCPServer):
+        self.server = server
+        self.manager = None
+
+    def start(self):
+        self.server.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=True,
+                                        transport_security=_transport_security())
+        self.manager = self.server.session_manager
+        return self.manager.run()
+
+    async def __call__(self, scope, receive, send) -> None:
+        if self.manager is None:
+            from starlette.responses import JSONResponse
+
+            body = {"error": {"status": 503, "code": "unavailable", "message": "the MCP endpoint is starting"}}
+            await JSONResponse(body, status_code=503)(scope, receive, send)
+            return
+        await self.manager.asgi_app(scope, receive, send)
+
+
 def mount(app) -> None:
     """Serve the MCP server on ``app`` at ``/mcp`` (streamable HTTP, stateless, JSON responses, so that
     any worker or replica can answer any request)."""
-    server = build_server(in_process(app))
-    sub = server.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=True,
-                                     transport_security=_transport_security())
-    app.router.routes.extend(sub.routes)  # the route itself: /mcp exactly, no redirect to /mcp/
+    from starlette.routing import Route
+
+    endpoint = _Endpoint(build_server(in_process(app)))
+    app.router.routes.append(Route("/mcp", endpoint=endpoint))  # /mcp exactly, no redirect to /mcp/
     inner = app.router.lifespan_context
 
     @asynccontextmanager
     async def lifespan(a):
         async with inner(a) as state:
-            async with server.session_manager.run():
+            async with endpoint.start():
                 yield state
 
     app.router.lifespan_context = lifespan

@@ -44,6 +44,9 @@ class OutcomeIn(BaseModel):
                     raise ValueError(f"'{k}' cannot be null: leave it out instead")
             for k in ("workaround", "dead_end"):
                 v = data.get(k)
+                if isinstance(v, float) and v.is_integer():  # JSON Schema counts 3.0 as an integer
+                    data = {**data, k: int(v)}
+                    v = data[k]
                 if isinstance(v, str) and not 1 <= len(v) <= 100:
                     raise ValueError(f"'{k}' as an id is 1 to 100 characters")
         return data

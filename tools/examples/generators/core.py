@@ -30,6 +30,8 @@ def _run(entry_id: str, name: str, script: str, **kw) -> Path:
     text = dest.read_text()
     fixed = re.sub(r"/\S*/bin/python3?\b", "/opt/conda/bin/python", text)
     fixed = re.sub(r"/tmp/python-build\.[\d.]+/Python-[\d.]+/", "/usr/src/python/", fixed)
+    # dynamo shortens long source paths ("mp/fl-gen-abc123/train.py"): name the neutral one
+    fixed = re.sub(r"\S*fl-gen-\w+/?", "/workspace/", fixed)
     if fixed != text:
         dest.write_text(fixed)
     return dest
@@ -1050,6 +1052,153 @@ for step, x in enumerate(loader):
         break
 """
 
+# --------------------------------------------------------------------------
+# pytorch/view-size-not-compatible
+# --------------------------------------------------------------------------
+_VIEW_ATTN = _LOOP_HEAD + """
+B, T, H, D = 2, 16, 4, 8
+q = torch.randn(B, H, T, D)
+attn = torch.softmax(q @ q.transpose(-2, -1) / D ** 0.5, dim=-1)
+out = attn @ q                                     # [B, H, T, D]
+out = out.transpose(1, 2).view(B, T, H * D)        # merge heads
+"""
+
+_VIEW_PERMUTE_DDP = _DDP_HEAD + """
+x = torch.randn(4, 3, 8, 8)
+x = x.permute(0, 2, 3, 1)           # to channels-last for a patch embedding
+patches = x.view(4, 3, -1)
+"""
+
+_VIEW_T = """
+import torch
+w = torch.randn(64, 32)
+flat = w.t().view(-1)
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/optimizer-state-group-mismatch
+# --------------------------------------------------------------------------
+_OPTSTATE_UNFROZEN = _LOOP_HEAD + """
+model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
+model[0].requires_grad_(False)                             # stage 1: backbone frozen
+opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
+for step in range(1, 4):
+    loss = F.cross_entropy(model(torch.randn(8, 16)), torch.randint(0, 4, (8,)))
+    opt.zero_grad(); loss.backward(); opt.step(); log(step, loss.item())
+torch.save({"model": model.state_dict(), "optimizer": opt.state_dict()}, "stage1.pt")
+
+print("stage 2: unfreezing backbone, resuming from stage1.pt", flush=True)
+model[0].requires_grad_(True)
+opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
+ckpt = torch.load("stage1.pt")
+model.load_state_dict(ckpt["model"])
+opt.load_state_dict(ckpt["optimizer"])
+"""
+
+_OPTSTATE_GROUPS_DDP = _DDP_HEAD + """
+model = nn.Sequential(nn.Linear(8, 8), nn.LayerNorm(8), nn.Linear(8, 2))
+decay = [p for n, p in model.named_parameters() if n.endswith("weight") and p.dim() > 1]
+no_decay = [p for n, p in model.named_parameters() if not (n.endswith("weight") and p.dim() > 1)]
+old = torch.optim.AdamW(model.parameters(), lr=1e-3)               # the run that saved the checkpoint
+state = old.state_dict()
+opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}], lr=1e-3)
+opt.load_state_dict(state)
+"""
+
+_OPTSTATE_LORA = """
+import torch, torch.nn as nn
+base = nn.Linear(32, 32)
+lora_a, lora_b = nn.Linear(32, 4, bias=False), nn.Linear(4, 32, bias=False)
+saved = torch.optim.AdamW(list(lora_a.parameters()) + list(lora_b.parameters()), lr=2e-4).state_dict()
+head = nn.Linear(32, 2)                                      # a new classification head trained too
+opt = torch.optim.AdamW(list(lora_a.parameters()) + list(lora_b.parameters()) + list(head.parameters()), lr=2e-4)
+opt.load_state_dict(saved)
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/inductor-backend-compiler-failed
+# --------------------------------------------------------------------------
+_INDUCTOR_DIRECT = """
+import torch
+model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 8))
+compiled = torch.compile(model)
+print("compiling...", flush=True)
+out = compiled(torch.randn(4, 32))
+"""
+
+_INDUCTOR_LOOP = _LOOP_HEAD + """
+model = torch.compile(nn.Sequential(nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 2)))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+print("torch.compile enabled (backend=inductor)", flush=True)
+for step in range(3):
+    loss = F.cross_entropy(model(torch.randn(8, 16)), torch.randint(0, 2, (8,)))
+    opt.zero_grad(); loss.backward(); opt.step()
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/dynamo-recompile-limit
+# --------------------------------------------------------------------------
+_RECOMPILE_FLOAT_LR = _LOOP_HEAD + """
+tasks = ["sst2", "mnli", "qqp", "qnli", "rte", "wnli", "cola", "stsb", "mrpc", "boolq", "copa", "wic"]
+heads = nn.ModuleDict({t: nn.Linear(16, 2) for t in tasks})
+body = nn.Linear(16, 16)
+
+@torch.compile(backend="eager")
+def forward(x, task):
+    return heads[task](torch.relu(body(x)))     # a new task name each step: a new guard each time
+
+for step, task in enumerate(tasks * 2, 1):
+    x, y = torch.randn(8, 16), torch.randint(0, 2, (8,))
+    loss = F.cross_entropy(forward(x, task), y)
+    loss.backward()
+    if step % 4 == 0:
+        print(f"step {step} task {task} loss {loss.item():.4f}", flush=True)
+"""
+
+_RECOMPILE_MODE_STRING = """
+import torch
+
+@torch.compile(backend="eager")
+def augment(x, name):
+    return x.flip(-1) if name.endswith("flip") else x * 1.0
+
+for i in range(10):
+    augment(torch.randn(3, 8, 8), f"sample_{i}_flip")
+"""
+
+_RECOMPILE_FULLGRAPH_DDP = _DDP_HEAD + """
+@torch.compile(backend="eager", fullgraph=True)
+def scale(x, key):
+    return x * 2 if key.startswith("img") else x
+
+for i in range(12):
+    scale(torch.randn(4), f"img_{rank}_{i}")
+"""
+
+# --------------------------------------------------------------------------
+# pytorch/bce-target-size-mismatch
+# --------------------------------------------------------------------------
+_BCE_SINGLE_UNIT = _LOOP_HEAD + """
+model = nn.Sequential(nn.Linear(10, 16), nn.ReLU(), nn.Linear(16, 1))   # one logit per sample
+criterion = nn.BCEWithLogitsLoss()
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+x, y = torch.randn(32, 10), torch.randint(0, 2, (32,)).float()
+loss = criterion(model(x), y)
+"""
+
+_BCE_MULTILABEL_DDP = _DDP_HEAD + """
+head = nn.Linear(16, 5)                 # 5 tags per sample (multi-label)
+labels = torch.randint(0, 5, (8, 1)).float()   # one tag index per sample instead of a multi-hot row
+loss = F.binary_cross_entropy_with_logits(head(torch.randn(8, 16)), labels)
+"""
+
+_BCE_PROBS = """
+import torch, torch.nn.functional as F
+probs = torch.sigmoid(torch.randn(4))
+targets = torch.tensor([1., 0., 1., 1., 0.])
+F.binary_cross_entropy(probs, targets)
+"""
+
 
 def generate() -> None:
     e = "pytorch/tensor-does-not-require-grad"
@@ -1175,3 +1324,28 @@ def generate() -> None:
     _run(e, "object-store-read-hangs", _TIMEOUT_SLOW_IO, timeout=120)
     _run(e, "slow-rank-torchrun", _TIMEOUT_DDP, torchrun=TR2, timeout=150)
     _run(e, "object-store-tail", _TIMEOUT_SLOW_IO, keep="tail:2", timeout=120)
+
+    e = "pytorch/view-size-not-compatible"
+    _run(e, "merge-heads-after-transpose", _VIEW_ATTN)
+    _run(e, "channels-last-patches-torchrun", _VIEW_PERMUTE_DDP, torchrun=TR2)
+    _run(e, "transposed-weight-flatten", _VIEW_T, keep="tail:1")
+
+    e = "pytorch/optimizer-state-group-mismatch"
+    _run(e, "resume-after-unfreezing", _OPTSTATE_UNFROZEN)
+    _run(e, "weight-decay-groups-torchrun", _OPTSTATE_GROUPS_DDP, torchrun=TR2)
+    _run(e, "new-head-with-lora", _OPTSTATE_LORA, keep="tail:4")
+
+    e = "pytorch/inductor-backend-compiler-failed"
+    no_cxx = {"CXX": "g++-14"}   # a compiler that is not installed: what a slim image without g++ gives
+    _run(e, "no-cxx-compiler", _INDUCTOR_DIRECT, env=no_cxx)
+    _run(e, "no-cxx-compiler-training-tail", _INDUCTOR_LOOP, env=no_cxx, keep="tail:5")
+
+    e = "pytorch/dynamo-recompile-limit"
+    _run(e, "multitask-name-per-step", _RECOMPILE_FLOAT_LR)
+    _run(e, "string-argument", _RECOMPILE_MODE_STRING)
+    _run(e, "fullgraph-hard-failure-torchrun", _RECOMPILE_FULLGRAPH_DDP, torchrun=TR2)
+
+    e = "pytorch/bce-target-size-mismatch"
+    _run(e, "single-logit-vs-flat-labels", _BCE_SINGLE_UNIT)
+    _run(e, "multilabel-index-targets-torchrun", _BCE_MULTILABEL_DDP, torchrun=TR2)
+    _run(e, "probabilities-deprecated-size", _BCE_PROBS, keep="tail:1")

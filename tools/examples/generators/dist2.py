@@ -2,10 +2,26 @@
 
 Everything runs on CPU: gloo process groups under torchrun or mp.spawn with
 2 processes and short timeouts, so each scenario takes a few seconds.
+DIST2_ONLY=<entry id>[,<entry id>...] limits a run to some entries.
 """
 from __future__ import annotations
 
-from generate import run_script
+import os
+
+from generate import run_script as _run_script
+
+
+def run_script(entry_id, name, script, **kw):
+    """generate.run_script, skipped when DIST2_ONLY (comma-separated entry ids) excludes the entry."""
+    only = [x for x in os.environ.get("DIST2_ONLY", "").split(",") if x]
+    if only and entry_id not in only:
+        return _path(entry_id, name)
+    return _run_script(entry_id, name, script, **kw)
+
+
+def _path(entry_id, name):
+    from generate import EXAMPLES
+    return EXAMPLES / entry_id / f"{name}.real.log"
 
 WORKER_KILLED = "pytorch/dataloader-worker-killed"
 STORE_CLOSED = "pytorch/store-recv-connection-closed"
@@ -14,6 +30,8 @@ DDP_INCONSISTENT = "pytorch/ddp-inconsistent-params-across-ranks"
 DDP_NO_GRAD = "pytorch/ddp-no-parameters-require-grad"
 SPAWN_RAISED = "pytorch/mp-spawn-process-raised"
 FSDP_OUTSIDE = "pytorch/fsdp-param-outside-forward"
+NO_BACKEND = "pytorch/no-backend-for-device-type"
+PORT_IN_USE = "accelerate/port-in-use"
 
 # --------------------------------------------------------------------------
 # pytorch/dataloader-worker-killed: SIGFPE in a worker (native division by zero)
@@ -275,6 +293,47 @@ features = torch.relu(model.module.encoder(x))
 
 
 
+# --------------------------------------------------------------------------
+# pytorch/no-backend-for-device-type: a process group whose only backend serves
+# cuda tensors ("cuda:gloo" here stands in for NCCL on a CPU-only build) gets a
+# CPU tensor
+# --------------------------------------------------------------------------
+_NO_BACKEND_METRIC = '''
+import datetime, sys, torch, torch.distributed as dist
+dist.init_process_group("cuda:gloo", timeout=datetime.timedelta(seconds=20))
+rank = dist.get_rank()
+correct, total = 45 + rank, 64
+print(f"rank {rank}: local accuracy {correct / total:.3f}", flush=True)
+stats = torch.tensor([correct, total], dtype=torch.float64)     # created on the CPU
+if sys.argv[1] == "broadcast":
+    dist.broadcast(stats, src=0)
+else:
+    dist.all_reduce(stats)
+print(f"global accuracy {stats[0] / stats[1]:.3f}")
+'''
+
+
+# --------------------------------------------------------------------------
+# accelerate/port-in-use: the main process port is still held (here by a
+# listener standing in for a previous job) when node 0 launches
+# --------------------------------------------------------------------------
+_PORT_HELD = '''
+import os, socket, subprocess, sys
+
+port = int(os.environ["STORE_PORT"])
+stale = socket.socket()                      # stands in for the previous run that still holds the port
+stale.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+stale.bind(("127.0.0.1", port))
+stale.listen(1)
+with open("train.py", "w") as fh:
+    fh.write("print('training')\\n")
+cmd = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_machines", "2",
+       "--machine_rank", "0", "--main_process_ip", "127.0.0.1", "--main_process_port", str(port),
+       "--num_processes", "4", *sys.argv[1:], "train.py"]
+sys.exit(subprocess.run(cmd).returncode)
+'''
+
+
 def generate() -> None:
     two = {"nproc_per_node": 2}
     fpe = run_script(WORKER_KILLED, "worker-sigfpe-division", _WORKER_FPE)
@@ -307,6 +366,18 @@ def generate() -> None:
     run_script(FSDP_OUTSIDE, "embedding-called-outside-forward", _FSDP_EMBED_OUTSIDE, torchrun=two)
     run_script(FSDP_OUTSIDE, "linear-probe-on-encoder", _FSDP_LINEAR_OUTSIDE, torchrun=two)
     run_script(FSDP_OUTSIDE, "linear-probe-3ranks", _FSDP_LINEAR_OUTSIDE, torchrun={"nproc_per_node": 3})
+
+    run_script(NO_BACKEND, "cpu-metric-all-reduce-torchrun", _NO_BACKEND_METRIC, args=["all_reduce"], torchrun=two)
+    run_script(NO_BACKEND, "cpu-tensor-broadcast-tail", _NO_BACKEND_METRIC, args=["broadcast"], torchrun=two,
+               keep="tail:45")
+    run_script(NO_BACKEND, "cpu-metric-3ranks", _NO_BACKEND_METRIC, args=["all_reduce"],
+               torchrun={"nproc_per_node": 3})
+
+    run_script(PORT_IN_USE, "node0-port-held-by-previous-run", _PORT_HELD, env={"STORE_PORT": str(_port())})
+    run_script(PORT_IN_USE, "node0-port-held-bf16-tail", _PORT_HELD, args=["--mixed_precision", "bf16"],
+               env={"STORE_PORT": str(_port())}, keep="tail:3")
+    run_script(PORT_IN_USE, "node0-port-held-tail-traceback", _PORT_HELD, env={"STORE_PORT": str(_port())},
+               keep="tail:12")
 
 
 def _drop_nul(path) -> None:

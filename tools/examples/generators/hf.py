@@ -377,12 +377,6 @@ args = TrainingArguments(output_dir="out", eval_strategy="no", report_to=[], use
 trainer = Trainer(model=tiny_llama(), args=args, tokenizer=tok)
 """
 
-SFTCONFIG_MAX_SEQ = r"""
-from trl import SFTConfig
-print("building SFT config from recipe.yaml ...")
-cfg = SFTConfig(output_dir="out", max_seq_length=2048, packing=True, dataset_text_field="text",
-                per_device_train_batch_size=2, gradient_accumulation_steps=8, learning_rate=2e-4, bf16=False)
-"""
 
 LOAD_BEST_STEPS = r"""
 from transformers import TrainingArguments
@@ -423,6 +417,94 @@ def group_texts(examples):
     return {"input_ids": [ids[i:i + block] for i in range(0, total, block)]}
 print(ds)
 lm = ds.map(group_texts, batched=True)          # forgot remove_columns=ds.column_names
+"""
+
+# #36: a Git LFS pointer / truncated download in place of a .safetensors file
+ST_LFS_POINTER = _COMMON + r"""
+from transformers import AutoModelForCausalLM
+path = save_tiny(os.path.join(os.getcwd(), "tiny-llama"))
+pointer = ("version https://git-lfs.github.com/spec/v1\n"
+           "oid sha256:4f1c7d0e3a5b2c8d9e6f7a1b0c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d\nsize 2471645608\n")
+open(os.path.join(path, "model.safetensors"), "w").write(pointer)   # git clone without git lfs
+print("model.safetensors:", os.path.getsize(os.path.join(path, "model.safetensors")), "bytes")
+model = AutoModelForCausalLM.from_pretrained(path)
+"""
+
+ST_TRUNCATED = r"""
+import os, torch
+from safetensors.torch import save_file, load_file
+save_file({"w": torch.zeros(256, 256)}, "adapter_model.safetensors")
+size = os.path.getsize("adapter_model.safetensors")
+with open("adapter_model.safetensors", "r+b") as f:
+    f.truncate(size // 3)                       # copy interrupted / disk full
+print("truncated to", size // 3, "bytes")
+sd = load_file("adapter_model.safetensors")
+"""
+
+ST_HEADER_SMALL = r"""
+import torch
+from safetensors.torch import load_file
+open("model.safetensors", "wb").write(b"<!DOCTYPE html>\n<html><head><title>Sign in</title></head></html>\n")
+sd = load_file("model.safetensors")
+"""
+
+# #37: safetensors refuses tied weights
+ST_SHARED = r"""
+import torch, torch.nn as nn
+from safetensors.torch import save_file
+class TinyLM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(100, 16)
+        self.head = nn.Linear(16, 100, bias=False)
+        self.head.weight = self.embed.weight          # tied input/output embeddings
+model = TinyLM()
+save_file(model.state_dict(), "model.safetensors")
+"""
+
+# peft: a model type PEFT has no default target modules for, and none given
+PEFT_NO_TARGETS = r"""
+import torch.nn as nn
+from peft import LoraConfig, get_peft_model
+
+class SpeechEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj_in = nn.Linear(80, 64)
+        self.blocks = nn.ModuleList(nn.TransformerEncoderLayer(64, 4, 128, batch_first=True) for _ in range(2))
+        self.proj_out = nn.Linear(64, 32)
+    def forward(self, x):
+        x = self.proj_in(x)
+        for b in self.blocks:
+            x = b(x)
+        return self.proj_out(x)
+
+model = SpeechEncoder()
+config = LoraConfig(r=8, lora_alpha=16, lora_dropout=0.05)      # no target_modules
+model = get_peft_model(model, config)
+"""
+
+PEFT_NO_TARGETS_CONFIG_TYPE = r"""
+from transformers import PretrainedConfig, PreTrainedModel
+import torch.nn as nn
+from peft import LoraConfig, get_peft_model
+
+class TinyCfg(PretrainedConfig):
+    model_type = "my_tiny_lm"
+
+class TinyLM(PreTrainedModel):
+    config_class = TinyCfg
+    def __init__(self, config):
+        super().__init__(config)
+        self.wqkv = nn.Linear(32, 96)
+        self.out = nn.Linear(32, 32)
+        self.post_init()
+    def forward(self, x):
+        return self.out(self.wqkv(x)[..., :32])
+
+model = TinyLM(TinyCfg())
+print("model_type:", model.config.model_type)
+model = get_peft_model(model, LoraConfig(r=4, task_type="CAUSAL_LM"))
 """
 
 def _hub(home: str, **env: str) -> dict[str, str]:
@@ -492,7 +574,6 @@ def generate() -> None:
     _run(ta, "evaluation-strategy-transformers5", EVAL_STRATEGY_RENAMED)
     _run(ta, "sft-trainer-tokenizer-kwarg", SFT_TOKENIZER_KWARG, keep="tail:6")
     _run(ta, "trainer-tokenizer-kwarg", TRAINER_TOKENIZER_KWARG, keep="tail:8")
-    _run(ta, "sftconfig-max-seq-length", SFTCONFIG_MAX_SEQ)
 
     lb = "transformers/load-best-model-strategy-mismatch"
     _run(lb, "epoch-eval-steps-save", LOAD_BEST_MISMATCH)
@@ -510,3 +591,17 @@ def generate() -> None:
     mp = "datasets/map-column-length-mismatch"
     _run(mp, "overflowing-tokens-chunking", MAP_ROWS_CHANGED, keep="tail:30")
     _run(mp, "group-texts-without-remove-columns", MAP_GROUP_TEXTS)
+    _run(mp, "chunking-tail-only", MAP_ROWS_CHANGED, keep="tail:3")
+
+    st = "safetensors/header-too-large"
+    _run(st, "git-lfs-pointer-from-pretrained", ST_LFS_POINTER, keep="tail:24")
+    _run(st, "truncated-adapter-load-file", ST_TRUNCATED)
+    _run(st, "html-page-saved-as-weights", ST_HEADER_SMALL)
+
+    sh = "safetensors/shared-tensors-save"
+    _run(sh, "tied-embedding-save-file", ST_SHARED)
+    _run(sh, "tied-embedding-tail", ST_SHARED, keep="tail:5")
+
+    pu = "peft/target-modules-unspecified"
+    _run(pu, "plain-module-lora-no-targets", PEFT_NO_TARGETS)
+    _run(pu, "custom-model-type-not-in-mapping", PEFT_NO_TARGETS_CONFIG_TYPE, keep="tail:12")
