@@ -182,7 +182,11 @@ def test_a_corrupt_database_is_moved_aside_and_rebuilt(tmp_path):
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("setpriv"),
                     reason="needs root and setpriv to run the service as an unprivileged user")
-def test_a_read_only_database_on_a_read_only_volume_is_served(tmp_path):
+def test_a_read_only_database_on_a_read_only_volume_is_served():
+    import tempfile
+    from pathlib import Path
+
+    tmp_path = Path(tempfile.mkdtemp(prefix="faultline-ro-"))  # pytest's tmp folders are private to root
     volume = tmp_path / "ro"
     volume.mkdir()
     db = volume / "kb.db"
@@ -198,6 +202,7 @@ def test_a_read_only_database_on_a_read_only_volume_is_served(tmp_path):
     r = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable, "-c", code],
                        cwd=REPO, capture_output=True, text=True, timeout=300, env={**os.environ, "HOME": "/tmp"})
     os.chmod(volume, 0o755)
+    shutil.rmtree(tmp_path, ignore_errors=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip().endswith("200 pytorch/nccl-timeout-allreduce")
 
@@ -270,7 +275,7 @@ def test_openapi_documents_every_status_and_the_real_error_body(service):
                 assert resp["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/ErrorBody"}
         for p in op.get("parameters", []):
             if p["name"] == "lang":
-                assert p["schema"]["anyOf"][0]["enum"] == ["en", "zh"] or p["schema"].get("enum") == ["en", "zh"]
+                assert '"enum": ["en", "zh"]' in json.dumps(p["schema"]), (path, p["schema"])
 
 
 # -- D12: bodies in other shapes ------------------------------------------------------------------------------------------

@@ -35,7 +35,8 @@ _OPENAPI = {
         "required": True,
         "content": {
             "application/json": {"schema": MatchRequest.model_json_schema()},
-            "text/plain": {"schema": {"type": "string", "description": "the raw log"}},
+            "text/plain": {"schema": {"type": "string", "pattern": "\\S", "minLength": 1,
+                                             "description": "the raw log (not blank)"}},
         },
     }
 }
