@@ -7,7 +7,7 @@ from typing import Annotated, Any, Optional, Union
 
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel, Field, StrictInt, ValidationError
+from pydantic import BaseModel, BeforeValidator, Field, ValidationError
 
 from app.api.deps import LangQuery, lang_headers, request_lang, snapshot
 from app.api.problems import ApiError
@@ -20,12 +20,26 @@ from app.settings import MAX_BODY_BYTES
 router = APIRouter(tags=["match"])
 
 
+def _json_int(v: Any) -> Any:
+    """A JSON integer: 5 or 5.0 (JSON Schema counts both), never "5", true or 5.5."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError("must be an integer")
+    if isinstance(v, float):
+        if not v.is_integer():
+            raise ValueError("must be an integer")
+        return int(v)
+    return v
+
+
+JsonInt = Annotated[int, BeforeValidator(_json_int)]
+
+
 class MatchRequest(BaseModel):
     text: str = Field(description="The traceback or log, as pasted (not blank)", pattern=r"\S")
     environment: Optional[Union[dict[str, str], str]] = Field(
         None, description="Versions: a dict like {'torch': '2.3.1'} or pasted pip freeze / collect_env / accelerate env text"
     )
-    limit: StrictInt = Field(5, ge=1, le=50)
+    limit: JsonInt = Field(5, ge=1, le=50)
     lang: Optional[str] = Field(None, description="en or zh (regional tags such as zh-CN are accepted)",
                                 json_schema_extra={"enum": ["en", "zh", None]})
 
