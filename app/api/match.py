@@ -153,7 +153,8 @@ async def match(request: Request, lang: LangQuery = None,
                 limit: Annotated[Optional[int], Query(ge=1, le=50, description="overrides the body's limit")] = None) -> Any:
     body = await read_body(request)
     req = parse_match_body(body, request.headers.get("content-type", "").lower())
-    chosen = explicit(req.lang) or request_lang(request, lang)
+    query_lang = request_lang(request, lang)  # validates ?lang= even when the body names a language
+    chosen = explicit(req.lang) or query_lang
     n = req.limit if limit is None else limit
     if not 1 <= n <= 50:
         raise ApiError(422, "invalid_request", "limit must be between 1 and 50")
