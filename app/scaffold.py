@@ -8,6 +8,7 @@ schema wants a number or a date), so a half-filled entry can never be loaded.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import yaml
@@ -103,10 +104,32 @@ guides: []
 """
 
 
-def scaffold(entry_id: str) -> str:
-    """The YAML text of a new entry ``entry_id`` whose every value is a placeholder."""
+def scaffold(entry_id: str, inbox: dict | None = None) -> str:
+    """The YAML text of a new entry ``entry_id`` whose every value is a placeholder.
+
+    ``inbox``: what an inbox group gives (``app.inbox.scaffold_fields``): its masked sample goes
+    into the error text's and the first example's placeholders, and a comment names the group.
+    """
     code = entry_id.split("/", 1)[1].replace("-", "_").replace(".", "_").upper()
-    return _TEMPLATE.format(id=entry_id, code=code)
+    text = _TEMPLATE.format(id=entry_id, code=code)
+    if inbox:
+        q = json.dumps  # a JSON string is a valid YAML double-quoted scalar
+        g = inbox["inbox"]
+        text = text.replace(
+            'error_text: "TODO(error_text): the full error line exactly as the library prints it"',
+            f"error_text: {q(inbox['error_text'], ensure_ascii=False)}")
+        text = text.replace(
+            '      - "TODO(example): one full log line this pattern must match"',
+            f"      - {q(inbox['signature_example'], ensure_ascii=False)}")
+        text = text.replace(
+            'first_seen: "TODO(date): YYYY-MM-DD of the first release or issue showing it"',
+            f'first_seen: "TODO(date): YYYY-MM-DD of the first release or issue showing it; '
+            f'this service first saw it on {inbox["first_seen"]}"')
+        head = (f"# Started from the inbox group {g['fingerprint']}: pasted {g['count']} time(s) with no match,\n"
+                f"# first {g['first_seen']}, last {g['last_seen']}. Its sample is masked (<n>, <path>, ...):\n"
+                f"# write the exact message from the library's source, not the sample.\n")
+        text = text.replace("id: ", head + "id: ", 1)
+    return text
 
 
 def placeholders(data: object, loc: str = "") -> list[str]:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
@@ -107,6 +108,32 @@ def test_cli_lists_groups_by_count_and_scaffold_fields(env):
     assert fields["seen"] == 3 and fields["sample"].startswith("FrobnicatorError")
     assert fields["error_text"].startswith("TODO(") and fields["inbox"]["fingerprint"] == fp
     assert scaffold_fields(env["store"], "0" * 16) is None
+
+
+def test_new_from_inbox_starts_an_entry_that_lint_refuses_until_filled(env, tmp_path):
+    kb = tmp_path / "kb"
+    (kb / "entries").mkdir(parents=True)
+    fp = inbox(env).json()["groups"][0]["fingerprint"]
+    run = lambda *a: subprocess.run([sys.executable, "-m", "app.cli", "--kb", str(kb), *a], cwd=REPO,  # noqa: E731
+                                    capture_output=True, text=True, timeout=120,
+                                    env={**os.environ, "PYTHONPATH": str(REPO)})
+    miss = run("new", "mylib/frobnicator-shard-unreadable", "--from-inbox", "0" * 16, "--db", env["target"])
+    assert miss.returncode == 2 and "no group" in miss.stderr
+    assert not (kb / "entries" / "mylib").exists()
+    out = run("new", "mylib/frobnicator-shard-unreadable", "--from-inbox", fp, "--db", env["target"])
+    assert out.returncode == 0, out.stderr
+    assert fp in out.stdout and "seen 3 time(s)" in out.stdout
+    text = (kb / "entries" / "mylib" / "frobnicator-shard-unreadable.yaml").read_text()
+    doc = yaml.safe_load(text)
+    # the masked sample is offered in the placeholders, never as a finished value
+    assert doc["error_text"].startswith("TODO(error_text)") and "FrobnicatorError" in doc["error_text"]
+    assert doc["signatures"][0]["examples"][0].startswith("TODO(example)")
+    assert "FrobnicatorError" in doc["signatures"][0]["examples"][0]
+    assert f"inbox group {fp}" in text and "pasted 3 time(s)" in text
+    for secret in PRIVATE:
+        assert secret not in text, secret
+    lint = run("lint")
+    assert lint.returncode != 0 and "[error_text]: still holds a placeholder" in lint.stdout
 
 
 @pytest.mark.parametrize("line,secret", [

@@ -209,8 +209,8 @@ class WrittenStore:
         if entry_ids is not None:
             q = q.where(ReportRow.entry_id.in_(entry_ids))
         try:
-            with Session(self.engine, expire_on_commit=False) as s:
-                rows = list(s.exec(q))
+            with self.engine.connect() as conn:  # core, no ORM session: this runs on every /match
+                rows = list(conn.execute(q))
         except DBAPIError:
             if not self.has_tables():  # a database made before reports existed has none to count
                 return {}
