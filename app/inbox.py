@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
-import os
 import re
 from typing import Any
 
@@ -101,7 +100,9 @@ def fingerprint(sample: str) -> str:
 
 
 def enabled() -> bool:
-    return os.environ.get("FAULTLINE_INBOX", "").strip().lower() in ("1", "true", "yes", "on")
+    from app.settings import settings
+
+    return settings().inbox
 
 
 def group_of(result: dict[str, Any], text: str) -> tuple[str, str] | None:

@@ -54,6 +54,18 @@ class TimedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
 
+def log_config() -> dict:
+    """uvicorn's logging, plus Faultline's own logger ("faultline": reloads, clients that left, start-up
+    repairs) on stderr in the same format; applied in every worker process."""
+    import copy
+
+    from uvicorn.config import LOGGING_CONFIG
+
+    cfg = copy.deepcopy(LOGGING_CONFIG)
+    cfg["loggers"]["faultline"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    return cfg
+
+
 def serve(host: str, port: int, workers: int | None = None, log_level: str = "info") -> None:
     uvicorn.run(
         "app.main:app",
@@ -65,4 +77,5 @@ def serve(host: str, port: int, workers: int | None = None, log_level: str = "in
         limit_concurrency=LIMIT_CONCURRENCY,
         timeout_keep_alive=KEEP_ALIVE_S,
         log_level=log_level,
+        log_config=log_config(),
     )

@@ -19,6 +19,7 @@ from pathlib import Path
 from sqlalchemy import select, text
 from sqlalchemy.exc import DatabaseError, OperationalError
 
+from app.settings import settings
 from app.entry import Guide
 from app.matching.index import MatchIndex
 from app.store.db import display, engine_for, sqlite_path
@@ -27,7 +28,7 @@ from app.store.load import db_ready, load_into_db
 from app.store.tables import EntryRow, GuideRow, MetaRow
 
 log = logging.getLogger("faultline")
-RELOAD_POLL_S = float(os.environ.get("FAULTLINE_RELOAD_POLL", "0.5"))
+RELOAD_POLL_S = settings().reload_poll_s
 
 
 class StartupError(RuntimeError):

@@ -1,10 +1,68 @@
-"""Where things are: the SQLite file and the knowledge-base directory."""
+"""The service's settings, in one place: every environment variable Faultline reads.
+
+``settings()`` reads the environment each time it is called (it is cheap), so a test or an operator
+that changes a variable sees the change at the next request.  Names:
+
+| variable | what | default |
+|---|---|---|
+| DATABASE_URL | a database URL, e.g. postgresql+psycopg://user@host:5432/db | (unset) |
+| FAULTLINE_DB | the SQLite file when DATABASE_URL is unset | ./faultline.db |
+| FAULTLINE_KB | the knowledge-base folder | ./kb, else the one beside app/ |
+| FAULTLINE_RELOAD_POLL | seconds between checks of the database for a newer KB | 0.5 |
+| FAULTLINE_MATCH_BUDGET_MS | CPU milliseconds one /match may spend (0: no limit) | 250 |
+| FAULTLINE_INBOX | 1 records unknown errors in the inbox | off |
+| FAULTLINE_REPORTS_PER_MINUTE | outcome reports per token and minute | 30 |
+| FAULTLINE_MCP_ALLOWED_HOSTS | extra Host values the MCP endpoint accepts (comma-separated) | (none) |
+| FAULTLINE_SERVER, FAULTLINE_TOKEN | the CLI's and MCP tools' server URL and token | (unset) |
+"""
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 MAX_BODY_BYTES = 1 << 20  # 1 MiB, for /match
+
+
+def _float(name: str, default: float) -> float:
+    try:
+        v = float(os.environ.get(name, "").strip() or default)
+    except ValueError:
+        return default
+    return v if v >= 0 else default
+
+
+def _positive_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else default
+
+
+@dataclass(frozen=True)
+class Settings:
+    db: str
+    kb: Path
+    reload_poll_s: float
+    match_budget_ms: float
+    inbox: bool
+    reports_per_minute: int
+    mcp_allowed_hosts: tuple[str, ...]
+    server: str | None
+    token: str | None
+
+
+def settings() -> Settings:
+    env = os.environ.get
+    return Settings(
+        db=default_db(),
+        kb=default_kb(),
+        reload_poll_s=_float("FAULTLINE_RELOAD_POLL", 0.5),
+        match_budget_ms=_float("FAULTLINE_MATCH_BUDGET_MS", 250.0),
+        inbox=env("FAULTLINE_INBOX", "").strip().lower() in ("1", "true", "yes", "on"),
+        reports_per_minute=_positive_int("FAULTLINE_REPORTS_PER_MINUTE", 30),
+        mcp_allowed_hosts=tuple(h.strip() for h in env("FAULTLINE_MCP_ALLOWED_HOSTS", "").split(",") if h.strip()),
+        server=env("FAULTLINE_SERVER") or None,
+        token=env("FAULTLINE_TOKEN") or None,
+    )
 
 
 def default_db() -> str:

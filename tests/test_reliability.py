@@ -207,6 +207,37 @@ def test_a_read_only_database_on_a_read_only_volume_is_served():
     assert r.stdout.strip().endswith("200 pytorch/nccl-timeout-allreduce")
 
 
+# -- a CPU budget per match, and no work for a client that left -------------------------------------------------
+HOSTILE = (OOM + "\n" + "Traceback (most recent call last):\n" * 29000)[: 1 << 20]
+
+
+def test_a_match_stops_at_its_cpu_budget_and_says_what_it_left_out(client, monkeypatch):
+    monkeypatch.setenv("FAULTLINE_MATCH_BUDGET_MS", "20")  # far below what this paste costs
+    r = client.post("/match", content=HOSTILE.encode(), headers={"Content-Type": "text/plain"})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["log"]["dropped"]["time_budget_ms"] == 20
+    assert any(k.startswith("stopped_") for k in body["log"]["dropped"])
+    assert body["matches"][0]["id"] == "pytorch/cuda-out-of-memory"  # the head it kept still tells
+    monkeypatch.delenv("FAULTLINE_MATCH_BUDGET_MS")
+    ordinary = client.post("/match", json={"text": OOM}).json()  # the default budget is ample for this
+    assert "time_budget_ms" not in ordinary["log"]["dropped"]
+
+
+def test_a_client_that_leaves_stops_its_match(tmp_path):
+    db = tmp_path / "kb.db"
+    load_into_db(KB, db)
+    slow = ("\n".join(f"[rank{i % 8}]: step {i} loss 0.{i % 97} Traceback (most recent call last):" for i in range(30000)))
+    body = (OOM + "\n" + slow)[: 1 << 20].encode()
+    with Service(db, KB, workers=1, env={"FAULTLINE_MATCH_BUDGET_MS": "0"}) as svc:  # no budget: only leaving stops it
+        with socket.create_connection(("127.0.0.1", svc.port)) as s:
+            s.sendall(b"POST /match HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
+                      + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        wait_until(lambda: "client went away: stopped the match" in svc.log(), timeout=60)
+        assert httpx.get(svc.base + "/healthz").status_code == 200
+        assert "Traceback" not in svc.log()
+
+
 # -- D10, D11, D13 against a real started service ------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):

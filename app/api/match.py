@@ -1,12 +1,16 @@
 """POST /match: a traceback or log in, ranked known errors out."""
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
+import threading
 from urllib.parse import parse_qsl
 from typing import Annotated, Any, Optional, Union
 
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError
 
 from app.api.deps import LangQuery, lang_headers, request_lang, snapshot
@@ -15,9 +19,10 @@ from app.i18n.negotiate import explicit
 from app.matching.decode import decode_paste
 from app.render.match import match_text
 from app.schemas.match import MatchResponse
-from app.settings import MAX_BODY_BYTES
+from app.settings import MAX_BODY_BYTES, settings
 
 router = APIRouter(tags=["match"])
+log = logging.getLogger("faultline")
 
 
 def _json_int(v: Any) -> Any:
@@ -147,6 +152,25 @@ def parse_match_body(body: bytes, content_type: str) -> MatchRequest:
     return req
 
 
+async def match_while_connected(request: Request, index, text: str, environment: Any, n: int, lang: str) -> dict:
+    """Match in a worker thread under the CPU budget (FAULTLINE_MATCH_BUDGET_MS); when the client goes
+    away meanwhile, tell the match to stop (it checks between lines) instead of finishing unseen work."""
+    cancel = threading.Event()
+    work = asyncio.ensure_future(run_in_threadpool(match_text, index, text, environment, n, lang,
+                                                   settings().match_budget_ms, cancel))
+    try:
+        while True:
+            done, _ = await asyncio.wait({work}, timeout=0.05)
+            if done:
+                return work.result()
+            if await request.is_disconnected():
+                cancel.set()
+                log.info("client went away: stopped the match of a %d-character paste", len(text))
+                raise ClientDisconnect()
+    finally:
+        cancel.set()  # also when this coroutine itself is cancelled
+
+
 @router.post("/match", openapi_extra=_OPENAPI, response_model=MatchResponse,
              summary="Match a traceback or log against the knowledge base")
 async def match(request: Request, lang: LangQuery = None,
@@ -159,7 +183,7 @@ async def match(request: Request, lang: LangQuery = None,
     if not 1 <= n <= 50:
         raise ApiError(422, "invalid_request", "limit must be between 1 and 50")
     snap = snapshot(request)
-    result = await run_in_threadpool(match_text, snap.index, req.text, req.environment, n, chosen)
+    result = await match_while_connected(request, snap.index, req.text, req.environment, n, chosen)
     from app.api import inbox, outcomes  # rates from outcome reports; the inbox of unknown errors (issue 11)
     result = await outcomes.with_evidence(request, result, chosen); await inbox.note_unknown(request, result, req.text)
     from fastapi.responses import JSONResponse

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -25,8 +24,9 @@ BODY_LIMIT = 128 * 1024
 
 def reports_per_minute() -> int:
     """Reports a token may send per minute (FAULTLINE_REPORTS_PER_MINUTE, default 30)."""
-    raw = os.environ.get("FAULTLINE_REPORTS_PER_MINUTE", "30")
-    return int(raw) if raw.isdigit() and int(raw) > 0 else 30
+    from app.settings import settings
+
+    return settings().reports_per_minute
 
 
 class Refused(Exception):

@@ -10,7 +10,6 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from fastapi import FastAPI, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -23,7 +22,6 @@ from app.api.match import read_body
 from app.api.problems import ApiError
 from app.i18n.negotiate import SUPPORTED, UnsupportedLanguage, explicit, negotiate
 from app.i18n.translations import NATIVE_NAME, gettext_for
-from app.render.match import match_text
 from app.web.pages import STATIC, error_page, home_page, is_local_path, results_page, strip_lang
 
 MAX_MATCHES = 10
@@ -100,8 +98,10 @@ async def results(request: Request) -> Response:
     if not text.strip():
         return home_page(request, snap, lang, text=text, environment_text=env_text, status=422,
                          error=_("The log is empty. Paste a traceback or log (or choose a log file), then submit."))
-    result = await run_in_threadpool(match_text, snap.index, text, env_text if env_text.strip() else None,
-                                     MAX_MATCHES, lang)
+    from app.api.match import match_while_connected
+
+    result = await match_while_connected(request, snap.index, text, env_text if env_text.strip() else None,
+                                         MAX_MATCHES, lang)
     from app.api import inbox, outcomes  # rates from outcome reports; the inbox of unknown errors (issue 11)
     result = await outcomes.with_evidence(request, result, lang); await inbox.note_unknown(request, result, text)
     return results_page(request, snap, lang, result, text=text, environment_text=env_text)

@@ -63,7 +63,7 @@ def install(app: FastAPI) -> None:
     async def _gone(req: Request, _exc: ClientDisconnect):
         # the body stalled (app/api/middleware.py) or the client closed the connection mid-upload:
         # one line in the log, not a traceback
-        log.info("request body not received (client gone or too slow): %s %s", req.method, req.url.path)
+        log.info("request not completed (client gone or too slow): %s %s", req.method, req.url.path)
         resp = problem(408, "request_timeout", "the request body did not arrive in time")
         resp.headers["Connection"] = "close"
         return resp

@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any
 
+from app.settings import settings
 from app.settings import default_db
 
 
 def add_server(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--server", default=os.environ.get("FAULTLINE_SERVER") or None, metavar="URL",
+    p.add_argument("--server", default=settings().server, metavar="URL",
                    help="match on a running Faultline service, e.g. http://127.0.0.1:8000 "
                         "(default: $FAULTLINE_SERVER, else the local database)")
 

@@ -29,6 +29,7 @@ import ahocorasick
 import re2
 
 from app.entry import Entry
+from app.matching.budget import spent
 from app.matching.literals import anchor, required_literals, specificity
 from app.matching.logparse import Line, ParsedLog, parse_log
 from app.matching.mask import mask_light, tokens
@@ -284,12 +285,16 @@ class MatchIndex:
             for sid in found:
                 todo[sid] = set(everywhere)
         out: list[Hit] = []
+        tried = 0
         for sid, line_ids in todo.items():
             sig = self.signatures[sid]
             if sig.context and not any(c in haystack for c in sig.context):
                 continue
             rx = None
             for li in sorted(line_ids):
+                tried += 1
+                if tried & 255 == 0 and spent(0.95, "signatures"):  # the CPU budget (app/matching/budget.py)
+                    return out
                 if sig.others:
                     low = lowered[li]
                     if not all(lit in low for lit in sig.others):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from app.matching.budget import spent
 from app.matching.decode import repair_text
 from app.matching.lines import Frame, Line, LineKind, PyException  # noqa: F401 - re-exported
 from app.matching.tracebacks import Budget, scan_stream
@@ -197,10 +198,30 @@ def _versions(ln: Line, versions: dict[str, str]) -> None:
                 versions[pkg] = vm.group(1)
 
 
-def _make_lines(numbered: list[tuple[int, str]], versions: dict[str, str]) -> tuple[list[Line], int]:
+def _within_budget(numbered: list[tuple[int, str]], i: int) -> tuple[list[tuple[int, str]], int]:
+    """Every 256 lines: when 60% of the CPU budget went into reading lines, keep the head read so far
+    and a tail (the end of a log is where runs fail) of about a third of its size; skip the middle."""
+    if i % 256 or i == 0 or not spent(0.6):
+        return numbered, 0
+    tail = max(100, i * 3 // 8)
+    if i + tail >= len(numbered):
+        return numbered, 0
+    spent(0.6, "lines")  # records that this step stopped early
+    return numbered[:i] + numbered[-tail:], len(numbered) - i - tail
+
+
+def _make_lines(numbered: list[tuple[int, str]], versions: dict[str, str]) -> tuple[list[Line], int, tuple[int, int, int] | None]:
     lines: list[Line] = []
     split = 0
-    for no, raw in numbered:
+    skipped = None
+    i = 0
+    while i < len(numbered):
+        if skipped is None:
+            numbered, n_skipped = _within_budget(numbered, i)
+            if n_skipped:
+                skipped = (n_skipped, numbered[i - 1][0] + 1, numbered[i][0] - 1)
+        no, raw = numbered[i]
+        i += 1
         if "\x1b" in raw:
             raw = _ANSI.sub("", raw)
         stripped, rank, ts = _strip(raw)
@@ -213,7 +234,7 @@ def _make_lines(numbered: list[tuple[int, str]], versions: dict[str, str]) -> tu
                 ln.kind = "nccl"
             _versions(ln, versions)
             lines.append(ln)
-    return lines, split
+    return lines, split, skipped
 
 
 def _effective_times(lines: list[Line]) -> None:
@@ -230,7 +251,7 @@ def parse_log(text: str) -> ParsedLog:
     text, repaired = repair_text(text)
     numbered, dropped_lines = _bound_lines(_unwrap(text.splitlines()))
     versions: dict[str, str] = {}
-    lines, split = _make_lines(numbered, versions)
+    lines, split, skipped = _make_lines(numbered, versions)
     _effective_times(lines)
     exceptions = _tracebacks(lines)
     dropped = {}
@@ -238,6 +259,8 @@ def parse_log(text: str) -> ParsedLog:
         dropped = {"lines": dropped_lines, "from_line": HEAD_LINES + 1, "to_line": HEAD_LINES + dropped_lines}
     if split:
         dropped["long_lines_split"] = split
+    if skipped:  # the CPU budget ran out while reading lines (app/matching/budget.py)
+        dropped.update(skipped_lines=skipped[0], skipped_from_line=skipped[1], skipped_to_line=skipped[2])
     failed = _failed_ranks(lines)
     parsed = ParsedLog(lines, exceptions, failed or _spawn_exits(lines), versions, bool(dropped_lines))
     parsed.dropped = dropped

@@ -30,6 +30,7 @@ from app.matching.result import (
     Related,
     RootCause,
 )
+from app.matching.budget import current as current_budget
 from app.matching.roots import choose_root, is_cause, is_warning, origin_of
 
 SIMILAR_LINE_CHARS = 400
@@ -245,13 +246,18 @@ def describe_root(root: Line | None, root_is_cause: bool, ranked: list[EntryMatc
 
 
 def summarise(parsed: ParsedLog) -> LogSummary:
+    dropped = dict(getattr(parsed, "dropped", {}) or {})
+    d = current_budget()
+    if d is not None and d.cut:  # a step stopped early: the CPU budget ran out (or the client left)
+        dropped["time_budget_ms"] = int(d.limit_s * 1000) if d.limit_s != float("inf") else 0
+        dropped.update({f"stopped_{step}": 1 for step in sorted(d.cut)})
     return LogSummary(
         lines=len(parsed.lines),
         ranks=parsed.ranks,
         exceptions=len(parsed.exceptions),
         truncated=parsed.truncated,
         failed_ranks=[dict(f.__dict__) for f in parsed.failed_ranks],
-        dropped=dict(getattr(parsed, "dropped", {}) or {}),
+        dropped=dropped,
         encoding=getattr(parsed, "encoding", None),
     )
 

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from app.matching.lines import Frame, Line, PyException
+from app.matching.budget import spent
 
 _TRACEBACK = "Traceback (most recent call last):"
 # DataLoader workers and DataParallel replicas re-raise "Caught X in ..." and print the original after this
@@ -59,6 +60,8 @@ class Budget:
 
     def spend(self) -> bool:
         self.left -= 1
+        if self.left & 511 == 0 and spent(0.7, "tracebacks"):  # the CPU budget (app/matching/budget.py)
+            self.left = -1
         return self.left >= 0
 
 
@@ -75,6 +78,8 @@ class _Scanner:
 
     def run(self) -> list[PyException]:
         while self.i < self.n:
+            if self.i & 511 == 511 and spent(0.75, "tracebacks"):
+                break
             ln = self.s[self.i]
             if not ln.text or not (self._chain_marker(ln) or self._cpp(ln) or self._ipython_header(ln)
                                    or self._spawn_marker(ln) or self._rich_box(ln) or self._traceback(ln)

@@ -9,7 +9,6 @@ service named with ``--server``.
 from __future__ import annotations
 
 import logging
-import os
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable, Literal, Optional, Union
 from urllib.parse import quote
@@ -19,6 +18,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
+from app.settings import settings
 from app.client import AsyncClient, FaultlineError
 from app.mcp.models import (GuideOut, GuidesOut, GuideSummary, MatchOut, EntryOut, EntrySummary, OutcomeOut, SearchOut,
                             entry_out, guide_out, match_out, outcome_out)
@@ -122,7 +122,7 @@ def build_server(client: ClientFactory) -> MCPServer:
         for k, v in (("workaround", workaround), ("dead_end", dead_end), ("note", note), ("environment", environment)):
             if v is not None:
                 body[k] = v
-        token = token or os.environ.get("FAULTLINE_TOKEN")
+        token = token or settings().token
         if not token:
             raise ToolError("unauthorized: reporting needs a token with the 'report' scope (argument 'token')")
         async with api() as c:
@@ -183,7 +183,7 @@ def _transport_security():
     FAULTLINE_MCP_ALLOWED_HOSTS (comma-separated, e.g. "faultline.example.org,faultline.example.org:*")."""
     from mcp.server.transport_security import TransportSecuritySettings
 
-    extra = [h.strip() for h in os.environ.get("FAULTLINE_MCP_ALLOWED_HOSTS", "").split(",") if h.strip()]
+    extra = list(settings().mcp_allowed_hosts)
     hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", *extra]
     origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"] + [f"https://{h}" for h in extra] \
         + [f"http://{h}" for h in extra]

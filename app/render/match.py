@@ -105,9 +105,16 @@ def match_json(res: MatchResult, entry: EntryLookup, lang: str = "en", limit: in
 
 
 def match_text(index: MatchIndex, text: str, environment: Any = None, limit: int = 5,
-               lang: str = "en") -> dict[str, Any]:
-    """Match and render in one call (the JSON of `POST /match`, with the time the match took)."""
+               lang: str = "en", budget_ms: float | None = None, cancel: Any = None) -> dict[str, Any]:
+    """Match and render in one call (the JSON of `POST /match`, with the time the match took).
+
+    ``budget_ms``: a CPU budget for the match (app/matching/budget.py; the service sets one, local
+    tools do not); ``cancel``: a threading.Event that stops the match when set (the client left)."""
+    from app.matching.budget import budget
+
     t0 = time.perf_counter()
-    out = match_json(match(index, text, environment), index.entry, lang, limit)
+    with budget(budget_ms, cancel):
+        res = match(index, text, environment)
+    out = match_json(res, index.entry, lang, limit)
     out["took_ms"] = round((time.perf_counter() - t0) * 1000, 3)
     return out
