@@ -304,3 +304,52 @@ ValueError: The config name is missing.
     assert o["file"].endswith("datasets/builder.py") and o["function"] == "__init__"
     assert (o["user_file"], o["user_line"]) == ("/home/ana/proj/train.py", 12)
     assert "datasets 2.19.1" in res["root_cause"]["text"]
+
+
+# -- a pod name before the rank tag; Ray workers; a launcher's report is not the first failure ----------
+
+
+def test_pod_name_before_the_rank_tag_gives_the_rank(index):
+    log = ("2026-11-30T10:00:01.100Z trainer-job-3b7c-0 [rank0]: step 10 loss 2.31\n"
+           f"2026-11-30T10:00:02.250Z trainer-job-3b7c-0 [rank2]: {OOM}\n"
+           "2026-11-30T10:00:02.300Z trainer-job-3b7c-0 [rank0]: step 11 loss 2.30\n")
+    res = match_text(index, log)
+    assert top(res) == "pytorch/cuda-out-of-memory"
+    assert res["root_cause"]["rank"] == 2
+
+
+def test_ray_worker_lines_take_the_world_rank_ray_gave_their_pid(index):
+    log = ("(TorchTrainer pid=5100, ip=10.1.2.3) Started distributed worker processes:\n"
+           "(TorchTrainer pid=5100, ip=10.1.2.3) - (node_id=ab12cd, ip=10.1.2.3, pid=5210) world_rank=0, local_rank=0, node_rank=0\n"
+           "(TorchTrainer pid=5100, ip=10.1.2.3) - (node_id=ab12cd, ip=10.1.2.3, pid=5211) world_rank=1, local_rank=1, node_rank=0\n"
+           "(RayTrainWorker pid=5210, ip=10.1.2.3) epoch 0 step 40 loss 1.92\n"
+           "(RayTrainWorker pid=5211, ip=10.1.2.3) Traceback (most recent call last):\n"
+           '(RayTrainWorker pid=5211, ip=10.1.2.3)   File "/srv/job/train.py", line 51, in train_loop\n'
+           "(RayTrainWorker pid=5211, ip=10.1.2.3)     out = model(**batch)\n"
+           f"(RayTrainWorker pid=5211, ip=10.1.2.3) {OOM}\n")
+    res = match_text(index, log)
+    assert top(res) == "pytorch/cuda-out-of-memory"
+    assert res["root_cause"]["rank"] == 1
+
+
+def test_the_spawn_wrapper_is_never_the_first_failure_when_the_child_shows_its_own(index):
+    log = """\
+Traceback (most recent call last):
+  File "/srv/job/run.py", line 40, in <module>
+    mp.spawn(worker, args=(2,), nprocs=2, join=True)
+  File "/usr/lib/python3.11/site-packages/torch/multiprocessing/spawn.py", line 211, in join
+    raise ProcessRaisedException(msg, error_index, failed_process.pid)
+torch.multiprocessing.spawn.ProcessRaisedException:
+
+-- Process 1 terminated with the following error:
+Traceback (most recent call last):
+  File "/usr/lib/python3.11/site-packages/torch/multiprocessing/spawn.py", line 87, in _wrap
+    fn(i, *args)
+  File "/srv/job/run.py", line 22, in worker
+    dist.all_reduce(t)
+RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 30000ms for recv operation to complete
+"""
+    res = match_text(index, log)
+    assert top(res) == "pytorch/gloo-collective-timeout"
+    assert res["root_cause"]["entry"] == "pytorch/gloo-collective-timeout" and res["root_cause"]["rank"] == 1
+    assert [m["id"] for m in res["matches"]][-1] == "pytorch/mp-spawn-process-raised"

@@ -29,7 +29,9 @@ _RANK_PREFIX = re.compile(
 # "worker-1: " (pdsh / DeepSpeed launcher): lowercase host names only, so "RuntimeError: [" is never taken
 _HOST_PREFIX = re.compile(
     r"^(?!(?:error|warning|warn|info|debug|fatal|note|hint|caused|from|at|in)\b)"
-    r"(?:[a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,8}|\d+\.\d+\.\d+\.\d+): (?=\[|\S+:\d+:\d+ \[|Traceback|\s)"
+    r"(?:(?:[a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,8}|\d+\.\d+\.\d+\.\d+): (?=\[|\S+:\d+:\d+ \[|Traceback|\s)"
+    # a pod or host name and one space before a rank tag: "train-ddp-7c9f-0 [rank1]: "
+    r"|[a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,8} (?=\[(?:rank|default) ?\d{1,5}\]:))"
 )
 _TS_PREFIXES = [
     # 2024-05-01 12:00:00,123 / [2024-05-01 12:00:00.123] / 2024-05-01T12:00:00Z
@@ -237,6 +239,23 @@ def _make_lines(numbered: list[tuple[int, str]], versions: dict[str, str]) -> tu
     return lines, split, skipped
 
 
+# Ray Train names each worker process's rank once, at start-up:
+# "(TorchTrainer pid=1, ip=...) - (node_id=..., ip=10.0.3.17, pid=220871) world_rank=0, local_rank=0, node_rank=0"
+_RAY_WORLD_RANK = re.compile(r"\bpid=(\d{1,9})\) world_rank=(\d{1,6})\b")
+_RAY_WORKER_PID = re.compile(r"^\((?:[^()=\s]{1,80}\s{1,4})?pid=(\d{1,9})[,)]")
+
+
+def _ray_ranks(lines: list[Line]) -> None:
+    """Give the lines of a Ray worker ("(RayTrainWorker pid=N, ip=...) ...") the world rank Ray gave pid N."""
+    ranks = {m.group(1): int(m.group(2)) for ln in lines if "world_rank=" in ln.text
+             for m in [_RAY_WORLD_RANK.search(ln.text)] if m}
+    if not ranks:
+        return
+    for ln in lines:
+        if ln.rank is None and ln.raw[:1] == "(" and (m := _RAY_WORKER_PID.match(ln.raw)) and m.group(1) in ranks:
+            ln.rank = ranks[m.group(1)]
+
+
 def _effective_times(lines: list[Line]) -> None:
     last_by_rank: dict[int | None, float] = {}
     last_any = 0.0
@@ -252,6 +271,7 @@ def parse_log(text: str) -> ParsedLog:
     numbered, dropped_lines = _bound_lines(_unwrap(text.splitlines()))
     versions: dict[str, str] = {}
     lines, split, skipped = _make_lines(numbered, versions)
+    _ray_ranks(lines)
     _effective_times(lines)
     exceptions = _tracebacks(lines)
     dropped = {}

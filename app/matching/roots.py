@@ -93,6 +93,16 @@ def _not_led_to(pool: list[Incident], everything: list[Incident], leads_of: Lead
     return kept or pool
 
 
+def _no_wrapper_over_failure(pool: list[Incident], role_of: RoleOf) -> list[Incident]:
+    """A launcher's "a child failed" line (an entry of role wrapper) is never the first failure when
+    the log also shows a failure of its own (the child's error, even a symptom such as a timeout)."""
+    def wrapper_only(i: Incident) -> bool:
+        return bool(i.entries) and all(role_of(e) == "wrapper" for e in i.entries)
+
+    kept = [i for i in pool if not wrapper_only(i)]
+    return kept or pool
+
+
 def _no_warning_over_error(pool: list[Incident], leads_of: LeadsOf) -> list[Incident]:
     errors = [i for i in pool if not i.warning]
     if not errors or len(errors) == len(pool):
@@ -110,6 +120,7 @@ def choose_root(parsed: ParsedLog, hits: list[Hit], role_of: RoleOf, leads_of: L
     if not pool:
         return None
     pool = _not_led_to(pool, found, leads_of)
+    pool = _no_wrapper_over_failure(pool, role_of)
     pool = _no_warning_over_error(pool, leads_of)
     first_ranks = [f.rank for f in parsed.failed_ranks if f.first and f.rank is not None]
     if first_ranks and causes:
