@@ -353,3 +353,35 @@ RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78
     assert top(res) == "pytorch/gloo-collective-timeout"
     assert res["root_cause"]["entry"] == "pytorch/gloo-collective-timeout" and res["root_cause"]["rank"] == 1
     assert [m["id"] for m in res["matches"]][-1] == "pytorch/mp-spawn-process-raised"
+
+
+def test_a_message_wrapped_onto_the_next_line_still_matches(index):
+    log = """\
+Traceback (most recent call last):
+  File "/srv/job/finetune.py", line 30, in <module>
+    model.load_state_dict(torch.load("ckpt.pt"))
+RuntimeError: Error(s) in loading state_dict for Classifier:
+        size mismatch for head.weight: copying a param with shape
+torch.Size([12, 768]) from checkpoint, the shape in current model is torch.Size([10, 768]).
+"""
+    assert top(match_text(index, log)) == "pytorch/state-dict-size-mismatch"
+
+
+def test_a_cut_raise_line_names_the_error_by_its_message(index):
+    log = """\
+Traceback (most recent call last):
+  File "/srv/job/data.py", line 77, in build
+    DataLoader(ds, batch_size=8, shuffle=True, sampler=sampler)
+  File "/usr/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 375, in __init__
+    raise ValueError("sampler option is mutually excl"""
+    assert top(match_text(index, log)) == "pytorch/sampler-shuffle-mutually-exclusive"
+
+
+def test_a_warning_after_a_rank_tag_never_outranks_the_error(index):
+    log = ("[rank0]:[W1130 10:41:03.812519440 ProcessGroupNCCL.cpp:4718] [PG ID 0 PG GUID 0 Rank 0]  using GPU 0 to "
+           "perform barrier as devices used by this process are currently unknown. This can potentially cause a hang "
+           "if this rank to GPU mapping is incorrect.\n"
+           f"[rank0]: {OOM}\n")
+    res = match_text(index, log)
+    assert top(res) == "pytorch/cuda-out-of-memory"
+    assert res["root_cause"]["entry"] == "pytorch/cuda-out-of-memory"

@@ -18,6 +18,7 @@ a cache in the service).
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import json
 import math
 from array import array
@@ -257,6 +258,14 @@ class MatchIndex:
         lines = [ln for ln in parsed.lines if ln.kind not in ("frame", "code", "cppframe") and ln.text]
         if not lines:
             return []
+        out = self._hits_on(lines)
+        joined = _rejoined_messages(lines)
+        if joined:
+            seen = {(h.sig.entry_id, h.line.no) for h in out}
+            out += [h for h in self._hits_on(joined) if (h.sig.entry_id, h.line.no) not in seen]
+        return out
+
+    def _hits_on(self, lines: list[Line]) -> list[Hit]:
         starts: list[int] = []
         pos = 0
         for ln in lines:
@@ -307,6 +316,18 @@ class MatchIndex:
 
     def parse(self, text: str) -> ParsedLog:
         return parse_log(text)
+
+
+def _rejoined_messages(lines: list[Line]) -> list[Line]:
+    """An exception's message wrapped onto the next line by a terminal or a console (rich wraps at its
+    width): each long message line joined with the line after it, so a signature can match across
+    the break.  Only message lines (an exception line and the lines of its message block)."""
+    out: list[Line] = []
+    for a, b in zip(lines, lines[1:]):
+        if a.block is None or len(a.raw) < 60 or b.no != a.no + 1 or b.kind != "text" or len(out) >= 200:
+            continue
+        out.append(dataclasses.replace(a, text=f"{a.text} {b.text}"))
+    return out
 
 
 def _entry_text(error_text: str, title: str, examples: list[str]) -> str:

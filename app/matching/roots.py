@@ -25,7 +25,7 @@ _SYMPTOM = re2.compile(
     r"KeyboardInterrupt"
 )
 # A warning, not an error: Python warnings, logging's WARNING level, glog's W lines.
-_WARNING = re2.compile(r"(?:^|[^\w])(?:[A-Z]\w*Warning:|WARNING\b)|^\[?W\d{4} |^\[W ")
+_WARNING = re2.compile(r"(?:^|[^\w])(?:[A-Z]\w*Warning:|WARNING\b)|(?:^|\]:)\[?W\d{4} |^\[W ")  # "[rank1]:[W1130 ..." too
 _PACKAGE = re2.compile(r"(?:site|dist)-packages[/\\]+([A-Za-z0-9_][A-Za-z0-9_.-]*)")
 
 RoleOf = Callable[[str], str]

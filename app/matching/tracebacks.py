@@ -39,7 +39,7 @@ _RICH_FRAME = re.compile(r"^[│|] ?(\S[^│|]*?):(\d+) in ([\w<>.]+) *[│|]?$"
 _PS_RECORD = re.compile(r"^(?:At line:\d+ char:\d+|\+ .*|\+ ?~+|\s*\+ (?:CategoryInfo|FullyQualifiedErrorId)\s*:.*)$")
 # the raise statement of a source excerpt ("❱ 42 │     raise RuntimeError(...)" in rich boxes)
 _RAISE = re.compile(r"^\s*(?:[│|]\s*)?(?:[❱>]\s*)?(?:\d+\s*[│|]\s*)?(?:[│|] {0,8}){0,12}raise\s+((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*(?:\((.*))?$")
-_STRING = re.compile(r"""[frbFRB]{0,2}(["'])(.*?)\1""")
+_STRING = re.compile(r"""[frbFRB]{0,2}(["'])(.*?)(?:\1|$)""")  # unterminated: a paste cut mid-line
 
 LIBRARY_MARKERS = ("site-packages", "dist-packages", "/lib/python", "<frozen", "torch/", "\\lib\\", "torch\\")
 
