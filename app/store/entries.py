@@ -57,6 +57,7 @@ class EntryStore(Mapping):
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, Entry] = OrderedDict()
         self._facets: tuple[list[tuple[str, int]], list[tuple[str, int]]] | None = None
+        self._lists: tuple[list[str], dict[str, list[str]], dict[str, list[str]]] | None = None
 
     def add(self, doc_json: str, doc: dict, search_text: str) -> None:
         """Add one stored entry (its JSON text and the same document parsed), while building."""
@@ -71,6 +72,8 @@ class EntryStore(Mapping):
         """Ids matching every word of ``q`` (title, message, tags, root cause, en and zh), a tag and a domain;
         entries whose title holds more of the words come first, then by id."""
         words = [w for w in (q or "").lower().split() if w][:20]
+        if not words:  # a listing: from the sorted lists of this generation, not a scan of every entry
+            return self._listed(tag, domain)
         hits = []
         for s in self._summaries.values():
             if domain and s.domain != domain:
@@ -82,6 +85,27 @@ class EntryStore(Mapping):
             hits.append((-sum(w in s.title_key for w in words) if words else 0, s.id))
         hits.sort()
         return [eid for _, eid in hits]
+
+    def _listed(self, tag: str | None, domain: str | None) -> list[str]:
+        if self._lists is None:  # built once per generation (a snapshot never changes after it is built)
+            by_domain: dict[str, list[str]] = {}
+            by_tag: dict[str, list[str]] = {}
+            ids = sorted(self._summaries)
+            for eid in ids:
+                s = self._summaries[eid]
+                by_domain.setdefault(s.domain, []).append(eid)
+                for t in set(s.tags):
+                    by_tag.setdefault(t, []).append(eid)
+            self._lists = (ids, by_domain, by_tag)
+        ids, by_domain, by_tag = self._lists
+        if domain and tag:
+            in_tag = set(by_tag.get(tag, ()))
+            return [i for i in by_domain.get(domain, ()) if i in in_tag]
+        if domain:
+            return by_domain.get(domain, [])
+        if tag:
+            return by_tag.get(tag, [])
+        return ids
 
     def facets(self) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
         """(domains, tags) with their entry counts, by name (computed once per generation)."""
