@@ -20,6 +20,7 @@ from app.matching.decode import decode_paste
 from app.render.match import match_text
 from app.schemas.match import MatchResponse
 from app.settings import MAX_BODY_BYTES, settings
+from app.store.written import store_for_app
 
 router = APIRouter(tags=["match"])
 log = logging.getLogger("faultline")
@@ -156,8 +157,16 @@ async def match_while_connected(request: Request, index, text: str, environment:
     """Match in a worker thread under the CPU budget (FAULTLINE_MATCH_BUDGET_MS); when the client goes
     away meanwhile, tell the match to stop (it checks between lines) instead of finishing unseen work."""
     cancel = threading.Event()
-    work = asyncio.ensure_future(run_in_threadpool(match_text, index, text, environment, n, lang,
-                                                   settings().match_budget_ms, cancel))
+    store = store_for_app(request.app)
+    budget_ms = settings().match_budget_ms
+
+    def work_fn() -> dict:  # one trip to a worker thread: the match, then the outcome reports of its entries
+        result = match_text(index, text, environment, n, lang, budget_ms, cancel)
+        ids = [m["id"] for m in result.get("matches", [])]
+        result["_report_counts"] = store.counts(ids) if ids else {}
+        return result
+
+    work = asyncio.ensure_future(run_in_threadpool(work_fn))
     try:
         while True:
             done, _ = await asyncio.wait({work}, timeout=0.05)

@@ -162,5 +162,7 @@ async def with_evidence(request: Request, result: dict[str, Any], lang: str) -> 
     from app.render.evidence import annotate_match
 
     ids = [m["id"] for m in result.get("matches", [])]
-    counts = await run_in_threadpool(store_for_app(request.app).counts, ids) if ids else {}
+    counts = result.pop("_report_counts", None)  # read in the match's own worker thread (app/api/match.py)
+    if counts is None:
+        counts = await run_in_threadpool(store_for_app(request.app).counts, ids) if ids else {}
     return annotate_match(result, snapshot(request).entries.get, counts, lang)
