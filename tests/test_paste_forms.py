@@ -284,6 +284,12 @@ def test_unknown_error_in_user_code_under_known_symptoms(index):
     assert "your code" in rc["text"] and "collate.py" in rc["text"]
     zh = match_text(index, log, lang="zh")["root_cause"]["text"]
     assert "你的代码" in zh
+    # the timeouts on rank 0 are a consequence of that unknown error: not an answer, but still shown
+    assert "pytorch/gloo-collective-timeout" not in [m["id"] for m in res["matches"]]
+    rel = {r["id"]: r for r in res["related"]}
+    assert rel["pytorch/gloo-collective-timeout"]["reason"]["code"] == "consequence_of_unknown_root"
+    zh_rel = {r["id"]: r for r in match_text(index, log, lang="zh")["related"]}
+    assert "后果" in zh_rel["pytorch/gloo-collective-timeout"]["why"]
 
 
 def test_unknown_error_inside_a_package_names_it_and_its_version(index):

@@ -27,6 +27,7 @@ MESSAGES: dict[str, str] = {
     "weak_signature": N_("weak signature match"),
     "finding": N_("ranks timed out in different collectives (see findings)"),
     "similar_words": N_("similar words, no signature matched"),
+    "consequence_of_unknown_root": N_("matched, but only a consequence of the first failure, an error no entry knows"),
     "leads_to": N_("it leads to %(entry)s, also in this log"),
     "led_from": N_("a consequence of %(entry)s, also in this log"),
     "host_oom_kill": N_("the run ended in a bare kill (signal 9); on a training host that is usually the kernel's out-of-memory killer"),

@@ -93,6 +93,21 @@ def truncated_hits(index: MatchIndex, parsed: ParsedLog, already: set[str], cfg:
     return out
 
 
+def split_unknown_root(root: Line | None, root_is_cause: bool,
+                       confident: list[EntryMatch]) -> tuple[list[EntryMatch], list[Related]]:
+    """When the first failure is an error no entry knows (user code, a repo's own bug), entries of
+    symptoms (timeouts on the other ranks) do not answer the paste: they move to `related`, marked as
+    consequences of that unknown error.  Launcher reports (wrappers) stay, last: they say where to look."""
+    if root is None or not root_is_cause:
+        return confident, []
+    if any(h.line.no == root.no or h.line.block == root.no for m in confident for h in m.hits):
+        return confident, []  # the root is known
+    keep = [m for m in confident if m.role != "symptom"]  # wrappers stay: they say how to read such a log
+    moved = [Related(m.entry_id, m.strength, Reason("consequence_of_unknown_root"))
+             for m in confident if m.role == "symptom"]
+    return keep, moved
+
+
 def group_by_entry(index: MatchIndex, hits: list[Hit]) -> dict[str, EntryMatch]:
     by_entry: dict[str, EntryMatch] = {}
     for h in hits:
@@ -285,11 +300,12 @@ def match(index: MatchIndex, text: str, environment: Any = None, cfg: RankConfig
     confident = [m for m in ranked if m.strength >= cfg.confident]
     weak = [m for m in ranked if m.strength < cfg.confident]
     calibrate(confident, root_is_cause, cfg)
+    confident, after = split_unknown_root(root, root_is_cause, confident)
     findings = detect(parsed)
     return MatchResult(
         config=cfg.id,
         matches=confident,
-        related=related_entries(index, parsed, ranked, weak, findings, confident, cfg),
+        related=after + related_entries(index, parsed, ranked, weak, findings, confident, cfg),
         root_cause=describe_root(root, root_is_cause, ranked, parsed, versions),
         findings=findings,
         environment=versions,

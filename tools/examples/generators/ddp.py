@@ -583,7 +583,9 @@ def generate() -> None:
     run_script(MISMATCH, "dtype-mismatch-spawn-detail-short", _MISMATCH_SPAWN_DTYPE, env=detail, keep="tail:4")
 
     run_script(GLOO, "slow-rank-recv-timeout", _GLOO_SLOW_RANK, torchrun=two)
-    run_script(GLOO, "user-exception-then-timeouts-3ranks", _GLOO_USER_EXCEPTION, torchrun=three)
+    # the first failure is an error no entry knows: the launcher summary is the answer, the timeouts are consequences
+    run_script("pytorch/elastic-child-failed", "torchrun-3procs-user-exception-then-gloo-timeouts", _GLOO_USER_EXCEPTION,
+               torchrun=three)
     run_script(GLOO, "peer-exited-connection-closed-tail", _GLOO_PEER_EXIT, torchrun=two, keep="tail:47")
     run_script(GLOO, "monitored-barrier-3ranks", _GLOO_MONITORED_BARRIER, torchrun=three)
 
