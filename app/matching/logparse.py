@@ -218,7 +218,7 @@ def _make_lines(numbered: list[tuple[int, str]], versions: dict[str, str]) -> tu
     skipped = None
     i = 0
     while i < len(numbered):
-        if skipped is None:
+        if skipped is None and i and not i & 255:
             numbered, n_skipped = _within_budget(numbered, i)
             if n_skipped:
                 skipped = (n_skipped, numbered[i - 1][0] + 1, numbered[i][0] - 1)
