@@ -37,11 +37,14 @@ def test_one_rank_oom_then_everyone_times_out(index):
 
 def test_unknown_user_exception_is_reported_as_the_root_cause(index):
     """A real 3-rank gloo run: rank 2 raises a KeyError, the others then time out."""
-    log = (EX / "pytorch/gloo-collective-timeout/user-exception-then-timeouts-3ranks.real.log").read_text()
+    log = (EX / "pytorch/elastic-child-failed/torchrun-3procs-user-exception-then-gloo-timeouts.real.log").read_text()
     res = match_text(index, log)
     assert res["root_cause"]["rank"] == 2 and "KeyError" in res["root_cause"]["line"]
     assert res["root_cause"]["entry"] is None
-    assert res["matches"][0]["id"] == "pytorch/gloo-collective-timeout"
+    # the launcher's summary says where to look; the timeouts of the other ranks are only consequences
+    assert [m["id"] for m in res["matches"]] == ["pytorch/elastic-child-failed"]
+    assert {"id": "pytorch/gloo-collective-timeout", "code": "consequence_of_unknown_root"} in [
+        {"id": r["id"], "code": r["reason"]["code"]} for r in res["related"]]
 
 
 def _perturb(text: str, seed: int) -> str:
