@@ -105,6 +105,9 @@ class MatchIndex:
     def __init__(self, specs: list[SigSpec], roles: dict[str, str], entry_lookup: Callable[[str], Entry],
                  texts: Iterable[tuple[str, str]]):
         self.signatures = specs
+        self.contexts: dict[str, list[tuple[str, ...]]] = {}  # per entry: the context words of each signature
+        for spec in specs:
+            self.contexts.setdefault(spec.entry_id, []).append(spec.context)
         self.roles = roles
         self._lookup = entry_lookup
         self._rx: OrderedDict[int, object] = OrderedDict()

@@ -83,10 +83,17 @@ def truncated_hits(index: MatchIndex, parsed: ParsedLog, already: set[str], cfg:
         texts = [ln for ln in parsed.lines if ln.text]
         cands = texts if len(texts) <= 3 else []
     out: list[Hit] = []
+    haystack: str | None = None
     for ln in cands[-5:]:
         for eid in index.containing(ln.text):
             if eid in already:
                 continue
+            contexts = index.contexts.get(eid, [])
+            if contexts and all(contexts):  # every wording needs context words: so does a cut paste of one
+                if haystack is None:
+                    haystack = "\n".join(x.text for x in parsed.lines).lower()
+                if not any(c in haystack for ctx in contexts for c in ctx):
+                    continue
             spec = int(sum(ch.isalnum() for ch in ln.text[:200]) * cfg.truncated_weight)
             out.append(Hit(SigSpec(eid, "truncated-text", "", True, None, (), spec), ln))
             already.add(eid)
