@@ -19,6 +19,8 @@ _TRACEBACK = "Traceback (most recent call last):"
 _ORIGINAL_TRACEBACK = "Original Traceback (most recent call last):"
 # IPython / Jupyter: "ValueError                                Traceback (most recent call last)"
 _IPY_TRACEBACK = re.compile(r"^([A-Za-z_][\w.]*)\s{2,}Traceback \(most recent call last\)")
+# IPython 8 frames: "File /path/mod.py:310, in _lazy_init()" and "Cell In[3], line 1"
+_IPY_FRAME = re.compile(r"^(?:File (\S.*?):(\d+), in (\S+?)(?:\(\))?$|Cell In\s?\[\d+\], line \d+)")
 # torch.multiprocessing.spawn prints the child's traceback under this line, after ProcessRaisedException
 _SPAWN_CHILD = re.compile(r"^-- Process (\d+) terminated with the following error:$")
 # plain, loguru/better_exceptions ("> File ..." marks the failing frame), Windows paths
@@ -120,7 +122,18 @@ class _Scanner:
                 break
             exc = exception_line(self.s[k].text)
             if exc and exc[0] == want:
-                self._add(self.s[k], exc, [], None)
+                # what lies between is the traceback's body: "File PATH:N, in f" / "Cell In[3], line 1" frames
+                # and numbered source excerpts, never an error of its own (an excerpt may quote a message)
+                frames: list[Frame] = []
+                for body in self.s[self.i + 1:k]:
+                    fm = _IPY_FRAME.match(body.text)
+                    if fm:
+                        body.kind = "frame"
+                        if fm.group(1):
+                            frames.append(Frame(fm.group(1), int(fm.group(2)), fm.group(3), is_library(fm.group(1))))
+                    elif body.text:
+                        body.kind = "code"
+                self._add(self.s[k], exc, frames, None)
                 self.i = k
                 break
         self.i += 1
