@@ -47,7 +47,8 @@ def confidence_for(specificity: int, cfg: RankConfig = DEFAULT) -> float:
 
 def find_hits(index: MatchIndex, parsed: ParsedLog, cfg: RankConfig = DEFAULT) -> list[Hit]:
     hits = index.hits(parsed)
-    hits += truncated_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg)
+    known = {h.line.block if h.line.block is not None else h.line.no for h in hits}  # exceptions a signature knows
+    hits += truncated_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg, known)
     return hits + bare_kill_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg)
 
 
@@ -75,10 +76,12 @@ def bare_kill_hits(index: MatchIndex, parsed: ParsedLog, already: set[str], cfg:
     return out
 
 
-def truncated_hits(index: MatchIndex, parsed: ParsedLog, already: set[str], cfg: RankConfig = DEFAULT) -> list[Hit]:
+def truncated_hits(index: MatchIndex, parsed: ParsedLog, already: set[str], cfg: RankConfig = DEFAULT,
+                   known: set[int] = frozenset()) -> list[Hit]:
     """A pasted message cut short (or a message whose variable tail differs) still names its entry
-    when the whole pasted line occurs inside the entry's message text."""
-    cands = [e.line for e in parsed.exceptions]
+    when the whole pasted line occurs inside the entry's message text.  Not for an exception that a
+    signature already recognised (on its line or its message lines): that paste is not cut short."""
+    cands = [e.line for e in parsed.exceptions if e.line.no not in known]
     if not cands:  # a bare message, pasted alone (possibly cut short)
         texts = [ln for ln in parsed.lines if ln.text]
         cands = texts if len(texts) <= 3 else []
