@@ -229,7 +229,9 @@ def markdown(results: dict[str, dict], config: str | None, when: str) -> str:
          f"Scored {when} with ranking config `{config}` (`python -m bench.heldout --set NAME`). "
          "`first failing rank` counts the logs whose manifest names the rank (or mp.spawn process) that failed "
          "first; `unknown root` counts logs whose first failure is an error no entry knows (right when the result "
-         "says so: root cause with no entry, and no match claims it).", "",
+         "says so: root cause with no entry, and no match claims it). "
+         f"Against the {len(kb_ids(REPO / 'kb'))} entries of `kb/`; negatives of `bench/holdout` and `bench/holdout2` "
+         "that later entries cover are relabelled in their manifests (`relabelled` says when and why).", "",
          row(["set", "group", "positives", "negatives", "precision@1", "MRR", "first failing rank",
               "negative rejection", "unknown root"]), row(["---"] * 9)]
     for name, res in results.items():
