@@ -18,8 +18,8 @@ LIMIT_CONCURRENCY = 128
 KEEP_ALIVE_S = 5
 
 
-class TimedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a deadline for each request's headers."""
+class HeaderDeadline:
+    """A deadline for each request's headers, mixed into one of uvicorn's HTTP protocols."""
 
     _header_timer = None
 
@@ -54,6 +54,27 @@ class TimedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
 
+class TimedH11Protocol(HeaderDeadline, H11Protocol):
+    """uvicorn's pure-Python h11 protocol with the header deadline."""
+
+
+try:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+except ImportError:  # httptools has no wheel for this platform
+    HttpToolsProtocol = None
+
+
+if HttpToolsProtocol is not None:
+    class TimedHttpToolsProtocol(HeaderDeadline, HttpToolsProtocol):
+        """uvicorn's httptools (C parser) protocol with the header deadline."""
+
+
+def http_protocol() -> type:
+    """httptools' C parser (installed with Faultline where it has wheels) with the header deadline,
+    else h11: parsing each request in C instead of Python is a good part of a small /match's cost."""
+    return TimedHttpToolsProtocol if HttpToolsProtocol is not None else TimedH11Protocol
+
+
 def log_config() -> dict:
     """uvicorn's logging, plus Faultline's own logger ("faultline": reloads, clients that left, start-up
     repairs) on stderr in the same format; applied in every worker process."""
@@ -72,7 +93,8 @@ def serve(host: str, port: int, workers: int | None = None, log_level: str = "in
         host=host,
         port=port,
         workers=workers or os.cpu_count() or 1,
-        http=TimedH11Protocol,
+        http=http_protocol(),
+        loop="auto",  # uvloop where it is installed (not on Windows), else asyncio
         server_header=False,
         limit_concurrency=LIMIT_CONCURRENCY,
         timeout_keep_alive=KEEP_ALIVE_S,

@@ -1,7 +1,8 @@
 """The service's settings, in one place: every environment variable Faultline reads.
 
-``settings()`` reads the environment each time it is called (it is cheap), so a test or an operator
-that changes a variable sees the change at the next request.  Names:
+``settings()`` reads the environment each time it is called, so a test or an operator that changes a
+variable sees the change at the next request; what it derives from the values (paths, numbers) is
+remembered per set of values, so a request pays for a few dictionary lookups, not for file-system calls.  Names:
 
 | variable | what | default |
 |---|---|---|
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 MAX_BODY_BYTES = 1 << 20  # 1 MiB, for /match
@@ -50,7 +52,18 @@ class Settings:
     token: str | None
 
 
+_NAMES = ("DATABASE_URL", "FAULTLINE_DB", "FAULTLINE_KB", "FAULTLINE_RELOAD_POLL", "FAULTLINE_MATCH_BUDGET_MS",
+          "FAULTLINE_INBOX", "FAULTLINE_REPORTS_PER_MINUTE", "FAULTLINE_MCP_ALLOWED_HOSTS", "FAULTLINE_SERVER",
+          "FAULTLINE_TOKEN")
+
+
 def settings() -> Settings:
+    env = os.environ.get
+    return _settings(tuple(env(n) for n in _NAMES), os.getcwd())
+
+
+@lru_cache(maxsize=16)
+def _settings(values: tuple, cwd: str) -> Settings:
     env = os.environ.get
     return Settings(
         db=default_db(),

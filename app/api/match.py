@@ -9,10 +9,12 @@ from urllib.parse import parse_qsl
 from typing import Annotated, Any, Optional, Union
 
 from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
 from fastapi.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError
 
+from app.api import inbox, outcomes
 from app.api.deps import LangQuery, lang_headers, request_lang, snapshot
 from app.api.problems import ApiError
 from app.i18n.negotiate import explicit
@@ -193,8 +195,6 @@ async def match(request: Request, lang: LangQuery = None,
         raise ApiError(422, "invalid_request", "limit must be between 1 and 50")
     snap = snapshot(request)
     result = await match_while_connected(request, snap.index, req.text, req.environment, n, chosen)
-    from app.api import inbox, outcomes  # rates from outcome reports; the inbox of unknown errors (issue 11)
-    result = await outcomes.with_evidence(request, result, chosen); await inbox.note_unknown(request, result, req.text)
-    from fastapi.responses import JSONResponse
-
+    result = await outcomes.with_evidence(request, result, chosen)  # rates from outcome reports
+    await inbox.note_unknown(request, result, req.text)  # the inbox of unknown errors
     return JSONResponse(result, headers=lang_headers(chosen))

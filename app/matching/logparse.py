@@ -104,11 +104,11 @@ def _ts_key(groups: tuple, has_year: bool) -> float:
     return ((month * 31 + day) * 86400) + hh * 3600 + mm * 60 + ss + float("0." + frac)
 
 
-_ANY_PREFIX = re.compile(
-    "|".join(f"(?:{rx.pattern.lstrip('^')})"
-             for rx in [_HOST_PREFIX, _STREAM_PREFIX, _RANK_PREFIX, *_TS_PREFIXES, _LEVEL_PREFIX, _RUNNER_PREFIX,
-                        _PS_NATIVE])
-)
+# Every prefix in one alternation, in the order they are tried (the first that matches wins, as a chain
+# of .match calls would): one regex call per prefix instead of one per kind; the named group says which.
+_PREFIX_KINDS = [("other", _STREAM_PREFIX), ("other", _RUNNER_PREFIX), ("other", _HOST_PREFIX), ("other", _PS_NATIVE),
+                 ("rank", _RANK_PREFIX), ("ts0", _TS_PREFIXES[0]), ("ts1", _TS_PREFIXES[1]), ("other", _LEVEL_PREFIX)]
+_ANY_PREFIX = re.compile("|".join(f"(?P<k{i}_{kind}>{rx.pattern.lstrip('^')})" for i, (kind, rx) in enumerate(_PREFIX_KINDS)))
 _PREFIX_START = frozenset("[IWEFr0123456789(<|-" + "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
@@ -118,27 +118,16 @@ def _strip(raw: str) -> tuple[str, int | None, float | None]:
     rank: int | None = None
     ts: float | None = None
     for _ in range(8):
-        if not text or text[0] not in _PREFIX_START or not _ANY_PREFIX.match(text):
+        if not text or text[0] not in _PREFIX_START:
             break
-        m = _STREAM_PREFIX.match(text) or _RUNNER_PREFIX.match(text) or _HOST_PREFIX.match(text) or _PS_NATIVE.match(text)
-        if m:
-            text = text[m.end():]
-            continue
-        m = _RANK_PREFIX.match(text)
-        if m:
-            if rank is None:
-                rank = int(next(g for g in m.groups() if g is not None))
-            text = text[m.end():]
-            continue
-        m = _TS_PREFIXES[0].match(text) or _TS_PREFIXES[1].match(text)
-        if m:
-            if ts is None:
-                ts = _ts_key(m.groups(), has_year=(m.re is _TS_PREFIXES[0]))
-            text = text[m.end():]
-            continue
-        m = _LEVEL_PREFIX.match(text)
+        m = _ANY_PREFIX.match(text)
         if not m:
             break
+        kind = m.lastgroup.split("_", 1)[1]
+        if kind == "rank" and rank is None:
+            rank = int(next(g for g in _RANK_PREFIX.match(text).groups() if g is not None))
+        elif kind in ("ts0", "ts1") and ts is None:
+            ts = _ts_key(_TS_PREFIXES[kind == "ts1"].match(text).groups(), has_year=kind == "ts0")
         text = text[m.end():]
     return text, rank, ts
 
@@ -192,8 +181,8 @@ def _pieces(text: str) -> list[str]:
     return out
 
 
-def _versions(ln: Line, versions: dict[str, str]) -> None:
-    for pkg, probe, rx in _VERSION_HINTS:
+def _versions(ln: Line, versions: dict[str, str], hints: list) -> None:
+    for pkg, probe, rx in hints:
         if pkg not in versions and probe in ln.text:
             vm = rx.search(ln.text)
             if vm:
@@ -212,7 +201,8 @@ def _within_budget(numbered: list[tuple[int, str]], i: int) -> tuple[list[tuple[
     return numbered[:i] + numbered[-tail:], len(numbered) - i - tail
 
 
-def _make_lines(numbered: list[tuple[int, str]], versions: dict[str, str]) -> tuple[list[Line], int, tuple[int, int, int] | None]:
+def _make_lines(numbered: list[tuple[int, str]], versions: dict[str, str],
+                hints: list = _VERSION_HINTS) -> tuple[list[Line], int, tuple[int, int, int] | None]:
     lines: list[Line] = []
     split = 0
     skipped = None
@@ -232,9 +222,10 @@ def _make_lines(numbered: list[tuple[int, str]], versions: dict[str, str]) -> tu
         for k, piece in enumerate(pieces):
             ln = Line(no=no, raw=(raw if len(pieces) == 1 else piece).rstrip(), text=piece.strip(), rank=rank,
                       ts=ts, indented=k == 0 and piece[:1] in (" ", "\t"))
-            if _NCCL_LINE.match(ln.text):
+            if " NCCL " in ln.text and _NCCL_LINE.match(ln.text):
                 ln.kind = "nccl"
-            _versions(ln, versions)
+            if hints:
+                _versions(ln, versions, hints)
             lines.append(ln)
     return lines, split, skipped
 
@@ -270,7 +261,8 @@ def parse_log(text: str) -> ParsedLog:
     text, repaired = repair_text(text)
     numbered, dropped_lines = _bound_lines(_unwrap(text.splitlines()))
     versions: dict[str, str] = {}
-    lines, split, skipped = _make_lines(numbered, versions)
+    hints = [h for h in _VERSION_HINTS if h[1] in text]  # most logs name no version: skip the per-line tests
+    lines, split, skipped = _make_lines(numbered, versions, hints)
     _ray_ranks(lines)
     _effective_times(lines)
     exceptions = _tracebacks(lines)
