@@ -155,9 +155,19 @@ def parse_match_body(body: bytes, content_type: str) -> MatchRequest:
     return req
 
 
+# A paste up to this many characters is matched on the event loop itself: its match takes a few
+# milliseconds (hostile text of this size stays near 10 ms, see bench/adversarial.py), while a trip
+# to a worker thread costs more than that under load (each hand-back of the GIL can wait for the
+# interpreter's 5 ms switch interval).  Bigger pastes go to a worker thread, so that they cannot hold
+# up other requests (/healthz among them), and stop early when their client goes away.
+INLINE_CHARS = 32 * 1024
+
+
 async def match_while_connected(request: Request, index, text: str, environment: Any, n: int, lang: str) -> dict:
-    """Match in a worker thread under the CPU budget (FAULTLINE_MATCH_BUDGET_MS); when the client goes
-    away meanwhile, tell the match to stop (it checks between lines) instead of finishing unseen work."""
+    """Match under the CPU budget (FAULTLINE_MATCH_BUDGET_MS), then count the outcome reports of the
+    entries found.  A small paste on an embedded (SQLite) database is done inline; otherwise in a worker
+    thread, and when the client goes away meanwhile, the match is told to stop (it checks between lines)
+    instead of finishing unseen work."""
     cancel = threading.Event()
     store = store_for_app(request.app)
     budget_ms = settings().match_budget_ms
@@ -168,6 +178,8 @@ async def match_while_connected(request: Request, index, text: str, environment:
         result["_report_counts"] = store.counts(ids) if ids else {}
         return result
 
+    if len(text) <= INLINE_CHARS and store.embedded:  # an SQLite read in WAL mode never waits for a writer
+        return work_fn()
     work = asyncio.ensure_future(run_in_threadpool(work_fn))
     try:
         while True:

@@ -53,7 +53,9 @@ def engine_for(target: str | Path, readonly: bool = False) -> Engine:
 
     SQLite files are opened in WAL mode when they can be written; a read-only file (or
     ``readonly=True``) is opened with ``mode=ro`` and no journal change, so a read-only
-    volume can be served.
+    volume can be served.  Taking an SQLite connection never waits for the pool (an SQLite
+    connection is cheap; connections beyond five are closed when given back), so a read on the
+    event loop (app/api/match.py) can never be held up by worker threads that wait for the write lock.
     """
     path = sqlite_path(target)
     if path is None:
@@ -62,9 +64,10 @@ def engine_for(target: str | Path, readonly: bool = False) -> Engine:
     if ro:
         uri = f"file:{path.resolve()}?mode=ro"
         eng = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False,
-                                                                        timeout=30))
+                                                                        timeout=30))  # one per thread
     else:
-        eng = create_engine(f"sqlite:///{path}", connect_args={"check_same_thread": False, "timeout": 30})
+        eng = create_engine(f"sqlite:///{path}", connect_args={"check_same_thread": False, "timeout": 30},
+                            max_overflow=-1)
 
     @event.listens_for(eng, "connect")
     def _pragmas(dbapi_conn, _record):  # pragma: no cover - trivial

@@ -100,6 +100,7 @@ class WrittenStore:
 
     def __init__(self, engine: Engine, migrate_schema: bool = True):
         self.engine = engine
+        self.embedded = engine.dialect.name == "sqlite"  # reads never wait (WAL, an unbounded pool)
         if migrate_schema:
             try:
                 migrate(engine)
