@@ -233,7 +233,8 @@ def test_a_client_that_leaves_stops_its_match(tmp_path):
         with socket.create_connection(("127.0.0.1", svc.port)) as s:
             s.sendall(b"POST /match HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
                       + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
-            time.sleep(1.0)  # the body is read and the (long) match under way: now the client leaves
+            # the client leaves once the body is read and the (long) match is under way
+            wait_until(lambda: "paste in a worker thread" in svc.log(), timeout=60)
         wait_until(lambda: "client went away: stopped the match" in svc.log(), timeout=60)
         assert httpx.get(svc.base + "/healthz").status_code == 200
         assert "Traceback" not in svc.log()

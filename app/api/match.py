@@ -180,6 +180,7 @@ async def match_while_connected(request: Request, index, text: str, environment:
 
     if len(text) <= INLINE_CHARS and store.embedded:  # an SQLite read in WAL mode never waits for a writer
         return work_fn()
+    log.info("matching a %d-character paste in a worker thread", len(text))
     work = asyncio.ensure_future(run_in_threadpool(work_fn))
     try:
         while True:
