@@ -80,8 +80,12 @@ def score(answers: list[list[str]], queries: list[Query], key=lambda x: x) -> di
 def own_examples() -> dict:
     entries, qs = own_kb()
     index = MatchIndex.build(entries)
-    pos = [q for q in qs if q.expected]
+    # a benign line (role "benign") is listed apart from the matches and never ranked: its examples are
+    # scored as `faultline lint` scores them, by whether the result lists that benign line
+    benign = [q for q in qs if q.expected and index.roles.get(q.expected) == "benign"]
+    pos = [q for q in qs if q.expected and q not in benign]
     neg = [q for q in qs if not q.expected]
+    benign_ok = sum(q.expected in {b["id"] for b in match_text(index, q.text).get("benign", [])} for q in benign)
     p1 = rr = 0.0
     buckets: dict[str, list[int]] = {}
     confident_right = confident_all = 0
@@ -114,6 +118,8 @@ def own_examples() -> dict:
         "entries": len(entries),
         "positives": len(pos),
         "negatives": len(neg),
+        "benign_examples": len(benign),
+        "benign_recognised": round(benign_ok / max(len(benign), 1), 3),
         "p_at_1": round(p1 / max(len(pos), 1), 3),
         "mrr": round(rr / max(len(pos), 1), 3),
         "negative_rejection": round(rejected / max(len(neg), 1), 3),

@@ -71,6 +71,10 @@ def render(r: dict) -> str:
     L.append(_row(["---"] * 9))
     L.append(_row([own["entries"], own["positives"], own["negatives"], own["p_at_1"], own["mrr"],
                    own["negative_rejection"], own["precision_when_confident"], own["latency_ms_p50"], own["latency_ms_p99"]]))
+    if own.get("benign_examples"):
+        L += ["", f"Examples of benign lines (role `benign`, never ranked as a cause; scored as `faultline lint` does, "
+              f"by whether the result lists the line as benign): {own['benign_examples']}, recognised "
+              f"{own['benign_recognised']}."]
     L += ["", "Calibration of the top match's confidence on the positive examples:", "",
           _row(["confidence", "matches", "top-1 accuracy"]), _row(["---"] * 3)]
     for b, v in own["calibration"].items():

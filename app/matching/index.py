@@ -109,6 +109,7 @@ class MatchIndex:
         for spec in specs:
             self.contexts.setdefault(spec.entry_id, []).append(spec.context)
         self.roles = roles
+        self.benign_ids = frozenset(eid for eid, role in roles.items() if role == "benign")  # once, not per match
         self._lookup = entry_lookup
         self._rx: OrderedDict[int, object] = OrderedDict()
         self.unanchored_sets: list[tuple[object, list[int]]] = []

@@ -293,7 +293,7 @@ def summarise(parsed: ParsedLog) -> LogSummary:
 def match(index: MatchIndex, text: str, environment: Any = None, cfg: RankConfig = DEFAULT) -> MatchResult:
     parsed = parse_log(text)
     hits = find_hits(index, parsed, cfg)
-    benign_ids = {eid for eid, role in index.roles.items() if role == "benign"}
+    benign_ids = index.benign_ids
     root = choose_root(parsed, hits, lambda eid: index.roles.get(eid, "cause"),
                        lambda eid: index.entry(eid).leads_to)
     root_is_cause = root is not None and is_cause(root, hits, lambda eid: index.roles.get(eid, "cause"))
