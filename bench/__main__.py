@@ -209,9 +209,11 @@ def _free_port() -> int:
 
 
 def _start_service(db: Path, kb: Path) -> tuple[subprocess.Popen, str]:
+    """One worker process, so that its pid is the process whose memory is measured (with several
+    workers it would be uvicorn's supervisor, which holds no KB)."""
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--kb", str(kb), "serve", "--db", str(db),
-                             "--host", "127.0.0.1", "--port", str(port)], cwd=REPO,
+                             "--host", "127.0.0.1", "--port", str(port), "--workers", "1"], cwd=REPO,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     for _ in range(1200):
