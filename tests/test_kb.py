@@ -39,5 +39,5 @@ def test_examples_are_varied_and_marked():
 def test_no_machine_paths_in_examples():
     for ex in examples(KB):
         text = ex.read()
-        for leak in ("/work/main", ".venv-gen", "fl-gen-", "python-build."):
+        for leak in (str(REPO), ".venv-gen", "fl-gen-", "python-build."):  # the checkout, generator temp dirs
             assert leak not in text, (ex.path, leak)
