@@ -123,6 +123,35 @@ class Provenance(_Model):
     attribution: Optional[str] = None
 
 
+Blame = Literal[
+    "user_code", "configuration", "library_version", "installation",
+    "environment", "hardware", "network", "scheduler",
+]
+Retry = Literal["transient", "after_change", "never_as_is"]
+
+
+class BlameVerdict(_Model):
+    """Who must act on this error (issue: verdict), with a short reason."""
+
+    kind: Blame
+    reason: Text
+
+
+class RetryVerdict(_Model):
+    """Whether rerunning as is can help: transient (retry as is), after_change, never_as_is."""
+
+    kind: Retry
+    reason: Text
+
+
+class ReportsSeen(_Model):
+    """How many public threads report this message, counted on a date, and how they were counted."""
+
+    count: int = Field(ge=0)
+    date: _dt.date
+    how: Optional[str] = None
+
+
 class Entry(_Model):
     id: str
     code: Optional[str] = None
@@ -151,6 +180,13 @@ class Entry(_Model):
     # (e.g. a CUDA OOM on one rank leads to NCCL timeouts on the others)
     leads_to: list[str] = Field(default_factory=list)
     guides: list[str] = Field(default_factory=list)
+    # who must act and whether a retry as is is worth it (lint requires both)
+    blame: Optional[BlameVerdict] = None
+    retry: Optional[RetryVerdict] = None
+    # every public thread read to write or extend this entry; empty with seen_in_none saying why
+    seen_in: list[str] = Field(default_factory=list)
+    seen_in_none: Optional[str] = None
+    reports_seen: Optional[ReportsSeen] = None
 
     _r = field_validator("fix_rate", "confidence")(lambda cls, v: _rate(v))
 
@@ -159,6 +195,16 @@ class Entry(_Model):
     def _id(cls, v: str) -> str:
         if not ID_RE.match(v):
             raise ValueError("must look like 'domain/slug' (lowercase letters, digits, '-', '_', '.')")
+        return v
+
+    @field_validator("seen_in")
+    @classmethod
+    def _seen_in(cls, v: list[str]) -> list[str]:
+        for url in v:
+            if not re.match(r"^https?://\S+$", url):
+                raise ValueError(f"seen_in holds URLs of public threads, not {url!r}")
+        if len(v) != len(set(v)):
+            raise ValueError("seen_in lists each thread once")
         return v
 
     @field_validator("related", "leads_to")
