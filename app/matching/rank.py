@@ -32,6 +32,7 @@ from app.matching.result import (
 )
 from app.matching.budget import current as current_budget
 from app.matching.roots import choose_root, is_cause, is_warning, origin_of
+from app.matching.verdict import verdict_of
 
 SIMILAR_LINE_CHARS = 400
 _OWN_RANK = re2.compile(r"Initializing distributed: GLOBAL_RANK: (\d+), MEMBER: \d+/\d+")
@@ -312,7 +313,7 @@ def match(index: MatchIndex, text: str, environment: Any = None, cfg: RankConfig
     calibrate(confident, root_is_cause, cfg)
     confident, after = split_unknown_root(root, root_is_cause, confident)
     findings = detect(parsed)
-    return MatchResult(
+    res = MatchResult(
         config=cfg.id,
         matches=confident,
         related=after + related_entries(index, parsed, ranked, weak, findings, confident, cfg),
@@ -322,6 +323,8 @@ def match(index: MatchIndex, text: str, environment: Any = None, cfg: RankConfig
         log=summarise(parsed),
         benign=benign,
     )
+    res.verdict = verdict_of(res, index.entry)  # who must act, and whether a retry as is can help
+    return res
 
 
 __all__ = ["match", "confidence_for", "find_hits", "truncated_hits", "score_entry", "apply_relations", "calibrate"]

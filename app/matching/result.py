@@ -69,6 +69,24 @@ class RootCause:
 
 
 @dataclass(frozen=True)
+class Verdict:
+    """Who must act on the root cause (``blame``) and whether rerunning as is can help (``retry``).
+
+    ``source``: "entry" (the root cause's entry says it) or "derived" (no entry knows the error; worked
+    out from ``origin``: exception, user_code, package, stdlib, signal or hardware)."""
+    blame: str  # app/entry.py Blame
+    retry: str  # app/entry.py Retry: transient | after_change | never_as_is
+    source: str
+    confidence: float
+    entry: str | None = None
+    origin: str | None = None
+    package: str | None = None  # origin "package": the package it was raised in
+    signal: str | None = None  # origin "signal": the signal's name (SIGKILL)
+    blame_reason: Reason | None = None
+    retry_reason: Reason | None = None
+
+
+@dataclass(frozen=True)
 class Related:
     entry_id: str
     score: float | None
@@ -105,3 +123,4 @@ class MatchResult:
     environment: dict[str, str]
     log: LogSummary
     benign: list[BenignLine] = field(default_factory=list)
+    verdict: Verdict | None = None  # on the root cause (app/matching/verdict.py)

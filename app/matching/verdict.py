@@ -1,0 +1,164 @@
+"""The verdict on a log's root cause: who must act (``blame``) and whether rerunning as is can help
+(``retry``), with how sure it is.
+
+For a root cause an entry explains, the entry says it (its ``blame`` and ``retry``).  For an error no
+entry knows, the verdict is derived from what the log shows about it, and says so (``source:
+derived`` and its ``origin``): the exception's type when it is one that tells (a missing module, a
+refused connection), else where it was raised (the user's code, a package, called from the user's
+code or not), else a signal the OS sent (SIGKILL, SIGSEGV) or a GPU hardware report (an Xid).
+Nothing here knows a language: reasons are `Reason(code, params)`, rendered by the edges.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import re2
+
+from app.entry import Entry
+from app.matching.result import MatchResult, Origin, Reason, RootCause, Verdict
+
+# How sure a derived verdict is: a traceback's own frames say more than one line does.
+CONF_EXCEPTION_TYPE = 0.6  # the exception's type alone says who must act (ModuleNotFoundError)
+CONF_USER_CODE = 0.7  # raised in the user's own code
+CONF_PACKAGE_CALL = 0.5  # raised inside a package, called from the user's code with what it refused
+CONF_PACKAGE = 0.4  # raised inside a package, nothing says the user's call is at fault
+CONF_STDLIB = 0.5  # raised in the standard library, called from the user's code
+CONF_SIGNAL = 0.45  # only the signal that ended the process
+CONF_HARDWARE = 0.5  # a GPU hardware report (Xid, fallen off the bus)
+CONF_ENTRY_DEFAULT = 0.5  # an entry explains the root but was not scored (never expected)
+
+# exception types (their last dotted part) that say who must act, wherever they are raised
+_BY_EXCEPTION: dict[str, tuple[str, str]] = {
+    "ModuleNotFoundError": ("installation", "after_change"),
+    "ImportError": ("installation", "after_change"),
+    "ConnectionError": ("network", "transient"),
+    "ConnectionResetError": ("network", "transient"),
+    "ConnectionRefusedError": ("network", "transient"),
+    "ConnectionAbortedError": ("network", "transient"),
+    "TimeoutError": ("network", "transient"),
+    "timeout": ("network", "transient"),  # socket.timeout
+    "ReadTimeout": ("network", "transient"),
+    "ConnectTimeout": ("network", "transient"),
+    "ReadTimeoutError": ("network", "transient"),
+    "DistNetworkError": ("network", "transient"),
+    "MemoryError": ("environment", "after_change"),
+    "FileNotFoundError": ("configuration", "after_change"),
+    "NotADirectoryError": ("configuration", "after_change"),
+    "IsADirectoryError": ("configuration", "after_change"),
+    "PermissionError": ("environment", "after_change"),
+    "SyntaxError": ("user_code", "after_change"),
+    "IndentationError": ("user_code", "after_change"),
+    "NameError": ("user_code", "after_change"),
+    "UnboundLocalError": ("user_code", "after_change"),
+}
+# raised inside a package from the user's call: usually the call passed what the package refuses
+_ARGUMENT_ERRORS = frozenset({"TypeError", "ValueError", "KeyError", "IndexError", "AssertionError"})
+
+# signals that end a training process, by name, with who usually sent them and why
+_BY_SIGNAL: dict[str, tuple[str, str]] = {
+    "SIGKILL": ("environment", "after_change"),  # the kernel's out-of-memory killer, most often
+    "SIGTERM": ("scheduler", "transient"),  # preemption or a stop from the job scheduler
+    "SIGHUP": ("scheduler", "transient"),
+    "SIGSEGV": ("library_version", "after_change"),  # native code crashed: a build or version mismatch
+    "SIGABRT": ("library_version", "after_change"),
+    "SIGILL": ("installation", "after_change"),  # a binary built for another CPU
+    "SIGFPE": ("library_version", "after_change"),
+    "SIGBUS": ("environment", "after_change"),  # shared memory (/dev/shm) too small, a file truncated under mmap
+}
+_SIGNAL_NUMBERS = {9: "SIGKILL", 15: "SIGTERM", 1: "SIGHUP", 11: "SIGSEGV", 6: "SIGABRT", 4: "SIGILL",
+                   8: "SIGFPE", 7: "SIGBUS"}
+_SIGNAL_NAME = re2.compile(r"\b(SIG(?:KILL|TERM|HUP|SEGV|ABRT|ILL|FPE|BUS))\b")
+_SIGNAL_WORDS = re2.compile(
+    r"(?i)^(?:.*: )?(Killed|Segmentation fault|Bus error|Aborted|Illegal instruction|Floating point exception)"
+    r"(?: \(core dumped\))?(?::? \d+)?\s*$")
+_WORDS_TO_SIGNAL = {"killed": "SIGKILL", "segmentation fault": "SIGSEGV", "bus error": "SIGBUS",
+                    "aborted": "SIGABRT", "illegal instruction": "SIGILL", "floating point exception": "SIGFPE"}
+_EXIT_CODE = re2.compile(
+    r"(?i)(?:exit(?:ed)?(?: with)? (?:code|status)|exitcode|return ?code)\W{0,3}(-\d+|1[3-5]\d)\b")
+_HARDWARE = re2.compile(r"(?i)NVRM: Xid|\bXid \d+|fallen off the bus|uncorrectable ECC|row remapping failure")
+
+EntryLookup = Callable[[str], Entry]
+
+
+def signal_in(text: str) -> str | None:
+    """The signal a log line says ended a process (its name), if it says one."""
+    if m := _SIGNAL_NAME.search(text):
+        return m.group(1)
+    if m := _SIGNAL_WORDS.search(text.strip()):
+        return _WORDS_TO_SIGNAL[m.group(1).lower()]
+    if m := _EXIT_CODE.search(text):
+        n = int(m.group(1))
+        return _SIGNAL_NUMBERS.get(-n if n < 0 else n - 128)
+    return None
+
+
+def _short(exc: str | None) -> str | None:
+    return exc.rsplit(".", 1)[-1] if exc else None
+
+
+def _params(o: Origin) -> dict:
+    return {"file": o.file, "line": o.line, "function": o.function, "package": o.package,
+            "version": o.version, "user_file": o.user_file, "user_line": o.user_line}
+
+
+def derive(rc: RootCause) -> Verdict | None:
+    """A verdict for a root cause no entry explains, from what the log shows; None when it shows nothing."""
+    exc = _short(rc.exception)
+    o = rc.origin
+    if exc in _BY_EXCEPTION:
+        blame, retry = _BY_EXCEPTION[exc]
+        params = {"exception": exc, **(_params(o) if o else {})}
+        return Verdict(blame, retry, "derived", CONF_EXCEPTION_TYPE, origin="exception",
+                       blame_reason=Reason("exception_type", params), retry_reason=Reason(f"derived_{retry}"))
+    if o is not None:
+        params = _params(o)
+        if o.package is None and o.in_user_code:
+            return Verdict("user_code", "after_change", "derived", CONF_USER_CODE, origin="user_code",
+                           blame_reason=Reason("raised_in_user_code", params),
+                           retry_reason=Reason("derived_after_change"))
+        if o.package is not None:
+            if o.user_file and exc in _ARGUMENT_ERRORS:
+                return Verdict("user_code", "after_change", "derived", CONF_PACKAGE_CALL, origin="package",
+                               package=o.package, blame_reason=Reason("raised_in_package_from_user_call", params),
+                               retry_reason=Reason("derived_after_change"))
+            return Verdict("library_version", "after_change", "derived", CONF_PACKAGE, origin="package",
+                           package=o.package, blame_reason=Reason("raised_in_package", params),
+                           retry_reason=Reason("derived_after_change"))
+        if o.user_file:  # the standard library, called from the user's code
+            return Verdict("user_code", "after_change", "derived", CONF_STDLIB, origin="stdlib",
+                           blame_reason=Reason("raised_in_stdlib_from_user_call", params),
+                           retry_reason=Reason("derived_after_change"))
+    if _HARDWARE.search(rc.line):
+        return Verdict("hardware", "transient", "derived", CONF_HARDWARE, origin="hardware",
+                       blame_reason=Reason("hardware_report"), retry_reason=Reason("derived_hardware_transient"))
+    sig = signal_in(rc.line)
+    if sig is not None:
+        blame, retry = _BY_SIGNAL[sig]
+        return Verdict(blame, retry, "derived", CONF_SIGNAL, origin="signal", signal=sig,
+                       blame_reason=Reason(f"signal_{sig.lower()}", {"signal": sig}),
+                       retry_reason=Reason(f"derived_{retry}"))
+    return None
+
+
+def _confidence(res: MatchResult, entry_id: str) -> float:
+    for m in res.matches:
+        if m.entry_id == entry_id:
+            return m.confidence
+    for r in res.related:
+        if r.entry_id == entry_id and r.score is not None:
+            return round(r.score, 3)
+    return CONF_ENTRY_DEFAULT
+
+
+def verdict_of(res: MatchResult, entry: EntryLookup) -> Verdict | None:
+    """The verdict on the result's root cause: its entry's, else a derived one, else None."""
+    rc = res.root_cause
+    if rc is None:
+        return None
+    if rc.entry is not None:
+        e = entry(rc.entry)
+        if e.blame is not None and e.retry is not None:
+            return Verdict(e.blame.kind, e.retry.kind, "entry", _confidence(res, rc.entry), entry=rc.entry,
+                           blame_reason=Reason("entry", {"entry": rc.entry}),
+                           retry_reason=Reason("entry", {"entry": rc.entry}))
+    return derive(rc)
