@@ -85,3 +85,67 @@ def origin_text(origin: Mapping[str, Any] | None, lang: str) -> str:
     else:
         key = "user" if origin.get("in_user_code", True) else "library"
     return _fill(_(ORIGINS[key]), origin)
+
+
+# The verdict on the root cause (app/matching/verdict.py): who must act, whether a retry as is can help.
+BLAME: dict[str, str] = {
+    "user_code": N_("your code"),
+    "configuration": N_("the configuration"),
+    "library_version": N_("a library version"),
+    "installation": N_("the installation"),
+    "environment": N_("the environment (the host, its memory, disk or drivers)"),
+    "hardware": N_("the hardware"),
+    "network": N_("the network"),
+    "scheduler": N_("the job scheduler"),
+}
+
+RETRY: dict[str, str] = {
+    "transient": N_("transient: retry as is"),
+    "after_change": N_("retry only after the fix"),
+    "never_as_is": N_("never retry as is"),
+}
+
+VERDICT_REASONS: dict[str, str] = {
+    "exception_type": N_("no entry knows this error, but its type, %(exception)s, says who must act"),
+    "raised_in_user_code": N_("no entry knows this error; it was raised in your code: %(file)s, line %(line)s"),
+    "raised_in_package_from_user_call": N_(
+        "no entry knows this error; it was raised inside %(package)s, called from your code at %(user_file)s, "
+        "line %(user_line)s, with something it refuses"),
+    "raised_in_package": N_(
+        "no entry knows this error; it was raised inside the package %(package)s: check its version and its issue tracker"),
+    "raised_in_stdlib_from_user_call": N_(
+        "no entry knows this error; it was raised in the Python standard library, called from your code at "
+        "%(user_file)s, line %(user_line)s"),
+    "hardware_report": N_("the log reports a GPU hardware fault (an Xid or an ECC error)"),
+    "signal_sigkill": N_("the process was killed with SIGKILL; on a training host that is usually the kernel's "
+                         "out-of-memory killer"),
+    "signal_sigterm": N_("the process was stopped with SIGTERM, usually by the job scheduler (preemption or a stop)"),
+    "signal_sighup": N_("the process got SIGHUP: its terminal or session went away, or the scheduler stopped it"),
+    "signal_sigsegv": N_("the process crashed in native code (SIGSEGV): most often compiled libraries that do not "
+                         "match each other"),
+    "signal_sigabrt": N_("native code aborted the process (SIGABRT): most often a failed check in a compiled library"),
+    "signal_sigill": N_("the process ran an instruction its CPU does not have (SIGILL): a binary built for another machine"),
+    "signal_sigfpe": N_("an arithmetic fault in native code ended the process (SIGFPE)"),
+    "signal_sigbus": N_("the process got SIGBUS: usually shared memory (/dev/shm) too small for the DataLoader's "
+                        "workers, or a file truncated while it was mapped"),
+    "derived_after_change": N_("rerunning the same code in the same environment fails the same way: change something first"),
+    "derived_transient": N_("this kind of failure often passes by itself: a retry as is may work (a few times, with a pause)"),
+    "derived_hardware_transient": N_("a rerun may work on a healthy GPU or another node; report the node so that it is "
+                                     "checked and drained"),
+}
+
+
+def blame_label(kind: str, lang: str) -> str:
+    template = BLAME.get(kind)
+    return gettext_for(lang)(template) if template else kind
+
+
+def retry_label(kind: str, lang: str) -> str:
+    template = RETRY.get(kind)
+    return gettext_for(lang)(template) if template else kind
+
+
+def verdict_reason_text(code: str, params: Mapping[str, Any], lang: str) -> str:
+    """A derived verdict's reason in ``lang`` (an entry's own reasons are its text, not a code)."""
+    template = VERDICT_REASONS.get(code)
+    return _fill(gettext_for(lang)(template), params) if template else code

@@ -323,7 +323,7 @@ def match(index: MatchIndex, text: str, environment: Any = None, cfg: RankConfig
         log=summarise(parsed),
         benign=benign,
     )
-    res.verdict = verdict_of(res, index.entry)  # who must act, and whether a retry as is can help
+    res.verdict = verdict_of(res, index.entry, [ln.text for ln in parsed.lines[-8:]])  # who acts; retry?
     return res
 
 

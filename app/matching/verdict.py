@@ -74,7 +74,7 @@ _SIGNAL_WORDS = re2.compile(
 _WORDS_TO_SIGNAL = {"killed": "SIGKILL", "segmentation fault": "SIGSEGV", "bus error": "SIGBUS",
                     "aborted": "SIGABRT", "illegal instruction": "SIGILL", "floating point exception": "SIGFPE"}
 _EXIT_CODE = re2.compile(
-    r"(?i)(?:exit(?:ed)?(?: with)? (?:code|status)|exitcode|return ?code)\W{0,3}(-\d+|1[3-5]\d)\b")
+    r"(?i)(?:exit(?:ed)?(?: with)? (?:code|status)|exitcode|return ?code)[\s:=]{0,6}(-\d+|1[3-5]\d)\b")
 _HARDWARE = re2.compile(r"(?i)NVRM: Xid|\bXid \d+|fallen off the bus|uncorrectable ECC|row remapping failure")
 
 EntryLookup = Callable[[str], Entry]
@@ -132,12 +132,7 @@ def derive(rc: RootCause) -> Verdict | None:
         return Verdict("hardware", "transient", "derived", CONF_HARDWARE, origin="hardware",
                        blame_reason=Reason("hardware_report"), retry_reason=Reason("derived_hardware_transient"))
     sig = signal_in(rc.line)
-    if sig is not None:
-        blame, retry = _BY_SIGNAL[sig]
-        return Verdict(blame, retry, "derived", CONF_SIGNAL, origin="signal", signal=sig,
-                       blame_reason=Reason(f"signal_{sig.lower()}", {"signal": sig}),
-                       retry_reason=Reason(f"derived_{retry}"))
-    return None
+    return _by_signal(sig) if sig is not None else None
 
 
 def _confidence(res: MatchResult, entry_id: str) -> float:
@@ -150,15 +145,26 @@ def _confidence(res: MatchResult, entry_id: str) -> float:
     return CONF_ENTRY_DEFAULT
 
 
-def verdict_of(res: MatchResult, entry: EntryLookup) -> Verdict | None:
-    """The verdict on the result's root cause: its entry's, else a derived one, else None."""
+def _by_signal(sig: str) -> Verdict:
+    blame, retry = _BY_SIGNAL[sig]
+    return Verdict(blame, retry, "derived", CONF_SIGNAL, origin="signal", signal=sig,
+                   blame_reason=Reason(f"signal_{sig.lower()}", {"signal": sig}),
+                   retry_reason=Reason(f"derived_{retry}"))
+
+
+def verdict_of(res: MatchResult, entry: EntryLookup, tail: list[str] = ()) -> Verdict | None:
+    """The verdict on the result's root cause: its entry's, else a derived one; with no root cause (or
+    nothing to derive from it), the signal the log's last lines (``tail``) or torchrun's summary report."""
     rc = res.root_cause
-    if rc is None:
-        return None
-    if rc.entry is not None:
+    if rc is not None and rc.entry is not None:
         e = entry(rc.entry)
         if e.blame is not None and e.retry is not None:
             return Verdict(e.blame.kind, e.retry.kind, "entry", _confidence(res, rc.entry), entry=rc.entry,
                            blame_reason=Reason("entry", {"entry": rc.entry}),
                            retry_reason=Reason("entry", {"entry": rc.entry}))
-    return derive(rc)
+    v = derive(rc) if rc is not None else None
+    if v is not None:
+        return v
+    sigs = [f.get("signal") for f in res.log.failed_ranks if f.get("first")] + [signal_in(t) for t in reversed(tail)]
+    sig = next((s for s in sigs if s in _BY_SIGNAL), None)
+    return _by_signal(sig) if sig else None

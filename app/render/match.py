@@ -12,6 +12,7 @@ from app.matching.environment import requirement_holds
 from app.matching.index import MatchIndex
 from app.matching.rank import match
 from app.matching.result import EntryMatch, MatchResult, Reason, RootCause
+from app.render.verdict import verdict_json
 from app.render.view import dead_end_view, workaround_view
 
 EntryLookup = Callable[[str], Entry]
@@ -85,6 +86,7 @@ def match_json(res: MatchResult, entry: EntryLookup, lang: str = "en", limit: in
             for r in res.related[:limit]
         ],
         "root_cause": root_json(res.root_cause, lang),
+        "verdict": verdict_json(res.verdict, entry, lang),
         "findings": [
             {"kind": f.kind, "message": finding_text(f.kind, lang), **f.params, "entries": list(f.entries)}
             for f in res.findings

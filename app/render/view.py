@@ -7,6 +7,7 @@ from typing import Any
 from app.entry import DeadEnd, Entry, Guide, Text, Workaround
 from app.rates import Rate, posterior
 from app.render.evidence import dead_end_id, dead_end_rate, fix_rate, workaround_id, workaround_rate
+from app.render.verdict import entry_verdict
 
 
 def _t(text: Text | None, lang: str) -> str | None:
@@ -99,6 +100,7 @@ def entry_view(e: Entry, lang: str, counts=None) -> dict[str, Any]:
         "completeness": e.completeness,
         "related": e.related,
         "guides": [{"id": g, "url": f"/guides/{g}"} for g in e.guides],
+        **entry_verdict(e, lang),
     }
 
 

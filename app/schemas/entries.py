@@ -76,6 +76,8 @@ class EntryView(_Open):
     provenance: dict[str, Any]
     related: list[str]
     guides: list[dict[str, Any]]
+    blame: Optional[dict[str, Any]] = Field(None, description="who must act: kind, label and reason")
+    retry: Optional[dict[str, Any]] = Field(None, description="whether a retry as is can help: kind, label and reason")
 
 
 class GuideListItem(_Open):

@@ -1,7 +1,7 @@
 """The response body of POST /match (rendered by app/render/match.py from the matcher's typed result)."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -94,6 +94,38 @@ class RootCauseOut(BaseModel):
     text: Optional[str] = Field(None, description="when no entry knows it: where it was raised, in words")
 
 
+class VerdictPartOut(BaseModel):
+    kind: str
+    label: str = Field(description="the kind in the response's language")
+    reason: Optional[str] = Field(None, description="why, in the response's language")
+    code: Optional[str] = Field(None, description="the reason as a stable code: 'entry' (the entry's own reason) "
+                                                  "or a derived reason (e.g. 'raised_in_user_code')")
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class BlameOut(VerdictPartOut):
+    kind: Literal["user_code", "configuration", "library_version", "installation", "environment", "hardware",
+                  "network", "scheduler"] = Field(description="who must act")
+
+
+class RetryOut(VerdictPartOut):
+    kind: Literal["transient", "after_change", "never_as_is"] = Field(
+        description="transient: retry as is; after_change: retry only after the fix; never_as_is")
+
+
+class VerdictOut(BaseModel):
+    blame: BlameOut
+    retry: RetryOut
+    source: Literal["entry", "derived"] = Field(
+        description="entry: the root cause's entry says it; derived: no entry knows the error, worked out from `origin`")
+    origin: Optional[Literal["exception", "user_code", "package", "stdlib", "signal", "hardware"]] = Field(
+        None, description="derived: what it was worked out from")
+    entry: Optional[str] = None
+    package: Optional[str] = Field(None, description="origin package: the package the error was raised in")
+    signal: Optional[str] = Field(None, description="origin signal: the signal that ended the process (e.g. SIGKILL)")
+    confidence: float = Field(description="how sure the verdict is (0-1)")
+
+
 class FindingOut(_Open):
     kind: str
     message: str
@@ -124,6 +156,8 @@ class MatchResponse(BaseModel):
     matches: list[MatchOut]
     related: list[RelatedOut]
     root_cause: Optional[RootCauseOut] = None
+    verdict: Optional[VerdictOut] = Field(None, description="on the root cause: who must act, and whether a retry "
+                                                             "as is can help; null when nothing says")
     findings: list[FindingOut]
     benign: list[BenignOut] = Field(default_factory=list,
                                     description="known harmless lines (never the root cause), with their line numbers")
