@@ -63,9 +63,35 @@ class Related(BaseModel):
     why: Optional[str] = None
 
 
+class Verdict(BaseModel):
+    """On the first failure: who must act and whether a retry as is can help (kinds are stable codes)."""
+    blame: str = Field(description="user_code | configuration | library_version | installation | environment | "
+                                   "hardware | network | scheduler")
+    retry: str = Field(description="transient (retry as is) | after_change (retry only after the fix) | never_as_is")
+    blame_text: Optional[str] = Field(None, description="who must act, and why, in the asked language")
+    retry_text: Optional[str] = Field(None, description="whether to retry, and why, in the asked language")
+    source: str = Field(description="entry: the entry says it; derived: no entry does, worked out from `origin`")
+    origin: Optional[str] = None
+    confidence: float
+
+
+def _said(part: dict[str, Any]) -> Optional[str]:
+    label, reason = part.get("label"), part.get("reason")
+    return f"{label}: {reason}" if label and reason else (label or reason)
+
+
+def verdict_out(v: Optional[dict[str, Any]]) -> Optional[Verdict]:
+    if not v:
+        return None
+    return Verdict(blame=v["blame"]["kind"], retry=v["retry"]["kind"], blame_text=_said(v["blame"]),
+                   retry_text=_said(v["retry"]), source=v.get("source") or "entry", origin=v.get("origin"),
+                   confidence=v.get("confidence") or 0.0)
+
+
 class MatchOut(BaseModel):
     """The known errors in a log, best first; empty ``matches`` means the KB does not know it."""
     first_failure: Optional[FirstFailure] = None
+    verdict: Optional[Verdict] = None
     matches: list[MatchHit]
     related: list[Related] = Field(default_factory=list)
     findings: list[str] = Field(default_factory=list)
@@ -92,6 +118,7 @@ def match_out(res: dict[str, Any], n_fixes: int = 3) -> MatchOut:
                              entry=rc.get("entry"), note=rc.get("text"))
     return MatchOut(
         first_failure=first,
+        verdict=verdict_out(res.get("verdict")),
         matches=[MatchHit(id=m["id"], title=m.get("title") or m["id"], confidence=m.get("confidence") or 0.0,
                           why=[_text(w) for w in m.get("why") or []], root_cause=_cut(m.get("root_cause"), 600),
                           fixes=fixes(m.get("workarounds") or [], n_fixes),
@@ -117,7 +144,13 @@ class EntryOut(BaseModel):
     docs: list[str] = Field(default_factory=list, description="official documentation URLs")
     related: list[str] = Field(default_factory=list)
     guides: list[str] = Field(default_factory=list)
+    blame: Optional[str] = Field(None, description="who must act on this error (kind: reason)")
+    retry: Optional[str] = Field(None, description="whether a retry as is can help (kind: reason)")
     url: str
+
+
+def _kind_said(part: Optional[dict[str, Any]]) -> Optional[str]:
+    return f"{part['kind']}: {_said(part)}" if part else None
 
 
 def entry_out(e: dict[str, Any]) -> EntryOut:
@@ -130,6 +163,7 @@ def entry_out(e: dict[str, Any]) -> EntryOut:
         docs=[d.get("url") for d in e.get("docs") or [] if isinstance(d, dict) and d.get("url")],
         related=[r if isinstance(r, str) else str(r.get("id", r)) for r in e.get("related") or []],
         guides=[g.get("id") if isinstance(g, dict) else str(g) for g in e.get("guides") or []],
+        blame=_kind_said(e.get("blame")), retry=_kind_said(e.get("retry")),
         url=e.get("url") or f"/errors/{e['id']}",
     )
 

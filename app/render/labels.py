@@ -12,6 +12,8 @@ LABELS = {
         "rates_measured": "rates are measured", "category": "Category", "tags": "Tags",
         "matches": "Matches", "no_match": "No known error matched.", "root_cause_line": "First failure",
         "rank": "rank", "related_candidates": "Possibly related", "entries": "Entries", "summary": "Summary",
+        "blame": "Who must act", "retry": "Retry", "verdict_entry": "from the entry",
+        "verdict_derived": "derived from the log (no entry says it)",
     },
     "zh": {
         "id": "ID", "also": "其他格式", "fix_rate": "修复率", "confidence": "置信度",
@@ -25,6 +27,8 @@ LABELS = {
         "rates_measured": "比率为实测值", "category": "类别", "tags": "标签",
         "matches": "匹配结果", "no_match": "没有匹配到已知错误。", "root_cause_line": "最早的失败",
         "rank": "rank", "related_candidates": "可能相关", "entries": "条目", "summary": "概述",
+        "blame": "由谁处理", "retry": "是否重试", "verdict_entry": "来自条目",
+        "verdict_derived": "由日志推断（没有条目给出判定）",
     },
 }
 

@@ -5,6 +5,7 @@ from typing import Any
 
 from app.render.labels import LABELS, pct
 from app.render.text import as_text, rate_label, rates_estimated
+from app.render.verdict import verdict_lines
 
 
 def _code(s: str) -> str:
@@ -24,6 +25,8 @@ def match_markdown(res: dict[str, Any], lang: str = "en", server: str | None = N
         out += [f"**{L['root_cause_line']}{rank}** (line {rc.get('line_no')}):", "", _code(rc["line"]), ""]
         if rc.get("text"):
             out += [rc["text"], ""]
+    if res.get("verdict"):
+        out += [f"- {line}" for line in verdict_lines(res["verdict"], lang)] + [""]
     for f in res.get("findings") or []:
         out += [f"> {as_text(f)}", ""]
     if not res.get("matches"):

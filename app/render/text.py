@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.render.labels import LABELS, pct
+from app.render.verdict import verdict_lines
 
 
 def as_text(x: Any) -> str:
@@ -37,6 +38,8 @@ def match_report(res: dict[str, Any], lang: str = "en", top_fixes: int = 3) -> s
         if rc.get("text"):  # no entry knows it: where it was raised
             out.append(f"  {rc['text']}")
         out.append("")
+    if res.get("verdict"):  # who must act, and whether a retry as is can help
+        out += verdict_lines(res["verdict"], lang) + [""]
     for f in res.get("findings") or []:
         out.append(f"! {as_text(f)}")
     if res.get("findings"):

@@ -10,6 +10,7 @@ from typing import Any, Callable
 from app.entry import BlameVerdict, Entry, RetryVerdict
 from app.i18n.reasons import blame_label, retry_label, verdict_reason_text
 from app.matching.result import Reason, Verdict
+from app.render.labels import LABELS, pct
 
 
 def _part(kind: str, label: str, reason: Reason | None, text: str | None) -> dict[str, Any]:
@@ -47,3 +48,20 @@ def entry_verdict(e: Entry, lang: str) -> dict[str, Any]:
         "retry": None if e.retry is None else
         {"kind": e.retry.kind, "label": retry_label(e.retry.kind, lang), "reason": e.retry.reason.get(lang)},
     }
+
+
+def verdict_lines(v: dict[str, Any] | None, lang: str) -> list[str]:
+    """A /match verdict as plain lines (the CLI's text, Markdown and `faultline run`'s diagnosis)."""
+    if not v:
+        return []
+    L = LABELS.get(lang, LABELS["en"])
+    colon, (po, pc), comma = ("：", "（）", "，") if lang == "zh" else (": ", (" (", ")"), ", ")
+    out = []
+    for key in ("blame", "retry"):
+        part = v[key]
+        reason = f"{po}{part['reason']}{pc}" if part.get("reason") else ""
+        out.append(f"{L[key]}{colon}{part['label']}{reason}")
+    source = L["verdict_entry"] if v.get("source") == "entry" else L["verdict_derived"]
+    conf = L["confidence"].lower() if lang == "en" else L["confidence"]
+    out.append(f"{source}{comma}{conf} {pct(v['confidence'])}")
+    return out
