@@ -15,15 +15,29 @@ def read_input(path: str) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+def _at_least(text: str, least: float, kind=int) -> float:
+    try:
+        n = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a {'whole ' if kind is int else ''}number") from None
+    if not n >= least or n == float("inf"):  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"{n} is less than {least}")
+    return n
+
+
 def positive_int(text: str) -> int:
     """An argparse type: a whole number of at least 1 (a usage error otherwise)."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{n} is less than 1")
-    return n
+    return _at_least(text, 1)
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: a whole number of at least 0."""
+    return _at_least(text, 0)
+
+
+def non_negative_float(text: str) -> float:
+    """An argparse type: a number of at least 0 (seconds)."""
+    return _at_least(text, 0, float)
 
 
 def missing_db(db: str) -> str | None:

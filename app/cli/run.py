@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import signal
 import sys
+import time
 
 from app.cli.backend import add_server
-from app.cli.common import add_db
+from app.cli.common import add_db, non_negative_float, non_negative_int
 
 
 def register(sub) -> None:
@@ -14,19 +15,25 @@ def register(sub) -> None:
         "run", help="run a command; when it fails, diagnose its output",
         description="Run COMMAND, passing its output through. When it fails (non-zero exit or a signal), "
                     "match the end of its output and print the first failing rank, the known error, its two "
-                    "best workarounds, the dead end to avoid and a link to stderr. Exits with COMMAND's code.",
+                    "best workarounds, the dead end to avoid, the verdict (who must act, whether to retry) and a "
+                    "link to stderr. With --retry-transient N, rerun it when the verdict says the failure is "
+                    "transient. Exits with COMMAND's code (its last run's).",
         epilog="example: faultline run -- torchrun --nproc_per_node 8 train.py")
     add_db(p)
     add_server(p)
     p.add_argument("--lang", choices=["en", "zh"], default="en")
+    p.add_argument("--retry-transient", type=non_negative_int, default=0, metavar="N",
+                   help="rerun COMMAND up to N times, only when the verdict on its failure is transient "
+                        "(retry as is); say why each time (default: 0, never rerun)")
+    p.add_argument("--retry-delay", type=non_negative_float, default=10.0, metavar="SECONDS",
+                   help="wait this long before each rerun (default: 10)")
     p.add_argument("command", nargs="+", metavar="COMMAND", help="the command and its arguments (after --)")
     p.set_defaults(fn=run)
 
 
 def run(args) -> int:
-    from app.cli.backend import BackendError, entry_link, match_log
-    from app.render.diagnosis import diagnosis
-    from app.runwrap import CommandNotFound, run_command
+    from app.render.diagnosis import retry_note
+    from app.runwrap import CommandNotFound
 
     argv = list(args.command)
     if argv and argv[0] == "--":
@@ -34,30 +41,64 @@ def run(args) -> int:
     if not argv:
         print("faultline run: no command given; usage: faultline run -- COMMAND [ARGS ...]", file=sys.stderr)
         return 2
-    try:
-        result = run_command(argv)
-    except CommandNotFound as exc:
-        print(f"faultline run: {exc}", file=sys.stderr)
-        return 127
+    attempts = 1 + max(0, args.retry_transient)
+    for attempt in range(1, attempts + 1):
+        try:
+            returncode, verdict, stopped = _attempt(argv, args)
+        except CommandNotFound as exc:
+            print(f"faultline run: {exc}", file=sys.stderr)
+            return 127
+        if returncode == 0:
+            if attempt > 1:
+                _say(retry_note("worked", args.lang, attempt=attempt, attempts=attempts))
+            return 0
+        if attempts == 1 or stopped:  # no rerun asked for; or the user stopped it
+            return returncode
+        kind = (verdict or {}).get("retry", {}).get("kind")
+        if kind != "transient":
+            _say(retry_note("not_transient", args.lang, label=(verdict or {}).get("retry", {}).get("label")))
+            return returncode
+        if attempt == attempts:
+            _say(retry_note("spent", args.lang, n=attempts - 1))
+            return returncode
+        _say(retry_note("retrying", args.lang, attempt=attempt + 1, attempts=attempts,
+                        reason=verdict["retry"].get("reason") or verdict["retry"].get("label")))
+        time.sleep(args.retry_delay)
+    return returncode
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(f"faultline: {line}\n")
+    sys.stderr.flush()
+
+
+def _attempt(argv: list[str], args) -> tuple[int, dict | None, bool]:
+    """Run the command once; on failure print the diagnosis.  Returns its exit code, the verdict on
+    the failure (None when there is none) and whether the user stopped it."""
+    from app.cli.backend import BackendError, entry_link, match_log
+    from app.render.diagnosis import diagnosis
+    from app.runwrap import run_command
+
+    result = run_command(argv)
+    stopped = result.interrupted or result.returncode == 128 + signal.SIGINT  # Ctrl-C, at faultline or the terminal
     if result.returncode == 0:
-        return 0
+        return 0, None, stopped
     text = result.tail
     if not text.strip():
-        return result.returncode
+        return result.returncode, None, stopped
     try:
         res = match_log(text, server=args.server, db=args.db, kb=args.kb, limit=3, lang=args.lang)
     except BackendError as exc:
         print(f"faultline: the command failed; no diagnosis: {exc}", file=sys.stderr)
-        return result.returncode
+        return result.returncode, None, stopped
     except Exception as exc:  # noqa: BLE001 - whatever goes wrong here, the exit code stays the command's
         print(f"faultline: the command failed; no diagnosis ({type(exc).__name__}: {exc})", file=sys.stderr)
-        return result.returncode
-    stopped = result.interrupted or result.returncode == 128 + signal.SIGINT  # Ctrl-C, at faultline or the terminal
+        return result.returncode, None, stopped
     if stopped and not res.get("matches"):
-        return result.returncode  # stopped by the user with nothing known in its output: say nothing
+        return result.returncode, None, stopped  # stopped by the user with nothing known in its output: say nothing
     top = (res.get("matches") or [{}])[0]
     link = entry_link(top["url"], args.server) if top.get("url") else None
     sys.stderr.write(diagnosis(res, returncode=result.returncode, signal=result.signal,
                                lines=text.count("\n") + 1, lang=args.lang, link=link))
     sys.stderr.flush()
-    return result.returncode
+    return result.returncode, res.get("verdict"), stopped

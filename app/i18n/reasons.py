@@ -129,7 +129,7 @@ VERDICT_REASONS: dict[str, str] = {
     "signal_sigbus": N_("the process got SIGBUS: usually shared memory (/dev/shm) too small for the DataLoader's "
                         "workers, or a file truncated while it was mapped"),
     "derived_after_change": N_("rerunning the same code in the same environment fails the same way: change something first"),
-    "derived_transient": N_("this kind of failure often passes by itself: a retry as is may work (a few times, with a pause)"),
+    "derived_transient": N_("this kind of failure often passes by itself: a retry as is may work, a few times at most, with a pause"),
     "derived_hardware_transient": N_("a rerun may work on a healthy GPU or another node; report the node so that it is "
                                      "checked and drained"),
 }

@@ -15,6 +15,11 @@ _L = {
         "avoid": "avoid", "more": "more", "none": "no known error in its last {n} lines of output",
         "estimated": "rates are estimates", "confidence": "confidence",
         "no_entry": "no entry knows this error",
+        "retrying": "the failure is transient: running it again (attempt {attempt} of {attempts}): {reason}",
+        "not_transient": "not running it again: the verdict is not transient ({label})",
+        "no_verdict": "not running it again: nothing says the failure is transient",
+        "spent": "the failure is transient, but the {n} retries asked for are spent",
+        "worked": "the retry worked: the command succeeded on attempt {attempt} of {attempts}",
     },
     "zh": {
         "failed": "命令失败（{how}）", "exit": "退出码 {n}", "signal": "被信号 {n} 终止",
@@ -22,6 +27,11 @@ _L = {
         "avoid": "避免", "more": "详情", "none": "输出的最后 {n} 行中没有已知错误",
         "estimated": "比率为估计值", "confidence": "置信度",
         "no_entry": "知识库中没有这个错误",
+        "retrying": "这是暂时性故障：重新运行（第 {attempt} 次，共 {attempts} 次）：{reason}",
+        "not_transient": "不再重新运行：判定不是暂时性故障（{label}）",
+        "no_verdict": "不再重新运行：没有依据表明这是暂时性故障",
+        "spent": "这是暂时性故障，但要求的 {n} 次重试已经用完",
+        "worked": "重试成功：命令在第 {attempt} 次（共 {attempts} 次）运行时成功",
     },
 }
 
@@ -29,6 +39,14 @@ _L = {
 def _one_line(s: str | None, width: int = 220) -> str:
     s = " ".join((s or "").split())
     return s if len(s) <= width else s[: width - 1] + "…"
+
+
+def retry_note(what: str, lang: str = "en", **params) -> str:
+    """What `faultline run --retry-transient` says before a rerun, instead of one, or after one worked."""
+    L = _L.get(lang, _L["en"])
+    if what == "not_transient" and not params.get("label"):
+        what = "no_verdict"
+    return L[what].format(**params)
 
 
 def diagnosis(res: dict[str, Any], *, returncode: int, signal: int | None, lines: int, lang: str = "en",
