@@ -1,0 +1,128 @@
+"""Score the matcher on the blind set: `.venv/bin/python -m bench.blind [--kb PATH] [-v] [--json OUT]`.
+
+The blind set (bench/blind/, see its README) is real failure reports drawn from public issue threads
+and labelled by reading, blind to the matcher: bench/blind/reports/NNN.log and manifest.json
+({"NNN.log": {"expected": id|null, "fair": [ids], "url", "query", "rank_in_query", "why"}}).
+
+On the top answer only:
+  right first   the top answer is `expected` or in `fair`, over the reports that have an `expected` entry;
+  wrong first   a top answer that is neither `expected` nor `fair`, over all reports (any answer on a
+                `null` report counts, unless that report names it as `fair`);
+  silent        no answer at all, over all reports.
+
+To score an older checkout ("before"), run this file with that checkout first on the path and its KB:
+  cd OLD && PYTHONPATH=OLD python NEW/bench/blind.py --kb OLD/kb --dir NEW/bench/blind
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+try:
+    from bench.heldout import _match_text, decode
+except ImportError:  # run as a file from another checkout's root
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from bench.heldout import _match_text, decode
+
+REPO = Path(__file__).resolve().parent.parent
+BASE = REPO / "bench" / "blind"
+
+
+def read_set(base: Path) -> list[tuple[str, dict, str]]:
+    """(name, manifest row, pasted text) for every report of the manifest, in its order."""
+    manifest = json.loads((base / "manifest.json").read_text(encoding="utf-8"))
+    return [(name, meta, decode((base / "reports" / name).read_bytes())) for name, meta in manifest.items()]
+
+
+def verdict(top: str | None, expected: str | None, fair: list[str]) -> str:
+    """right / wrong / silent for one report (a null report answered with a fair id is `fair`)."""
+    if top is None:
+        return "silent"
+    if top == expected or top in fair:
+        return "right" if expected else "fair"
+    return "wrong"
+
+
+def score_set(base: Path, kb: Path) -> list[dict]:
+    from app.kbfiles import load_kb
+    from app.matching.index import MatchIndex
+
+    match_text = _match_text()
+    entries = load_kb(str(kb), lenient=True).entries
+    index = MatchIndex.build(entries)
+    known = {e.id for e in entries}
+    rows = []
+    for name, meta, text in read_set(base):
+        res = match_text(index, text, limit=5)
+        top = res["matches"][0] if res["matches"] else None
+        expected, fair = meta.get("expected"), list(meta.get("fair", []))
+        rows.append({
+            "log": name, "url": meta.get("url"), "expected": expected, "fair": fair,
+            "expected_in_kb": expected in known if expected else None,
+            "top": top["id"] if top else None,
+            "confidence": top["confidence"] if top else None,
+            "matches": [(m["id"], m["confidence"]) for m in res["matches"]],
+            "verdict": verdict(top["id"] if top else None, expected, fair),
+        })
+    return rows
+
+
+def _ratio(num: int, den: int) -> float | None:
+    return round(num / den, 3) if den else None
+
+
+def summary(rows: list[dict]) -> dict:
+    held = [r for r in rows if r["expected"]]
+    return {
+        "reports": len(rows),
+        "held": len(held),
+        "right_first_held": _ratio(sum(r["verdict"] == "right" for r in held), len(held)),
+        "right_first_held_n": sum(r["verdict"] == "right" for r in held),
+        "wrong_first_all": _ratio(sum(r["verdict"] == "wrong" for r in rows), len(rows)),
+        "wrong_first_n": sum(r["verdict"] == "wrong" for r in rows),
+        "silent_all": _ratio(sum(r["verdict"] == "silent" for r in rows), len(rows)),
+        "silent_held": _ratio(sum(r["verdict"] == "silent" for r in held), len(held)),
+        "null_answered_fair": sum(r["verdict"] == "fair" for r in rows),
+        "expected_missing_from_kb": sum(1 for r in held if not r["expected_in_kb"]),
+        "wrong": [r["log"] for r in rows if r["verdict"] == "wrong"],
+        "missed": [r["log"] for r in held if r["verdict"] != "right"],
+    }
+
+
+def print_rows(rows: list[dict], verbose: bool) -> None:
+    for r in rows:
+        if not verbose and r["verdict"] in ("right", "fair") or not verbose and r["verdict"] == "silent" and not r["expected"]:
+            continue
+        conf = f"{r['confidence']:.2f}" if r["confidence"] is not None else "  -  "
+        print(f"{r['verdict']:<6} {r['log']}  expected={r['expected'] or '-'}  top={r['top'] or '-'} {conf}")
+
+
+def print_summary(s: dict) -> None:
+    print(f"\nreports {s['reports']}, with an expected entry {s['held']} "
+          f"(ids missing from the KB: {s['expected_missing_from_kb']})")
+    print(f"right first (held)     {s['right_first_held']}  ({s['right_first_held_n']}/{s['held']})")
+    print(f"wrong first (all)      {s['wrong_first_all']}  ({s['wrong_first_n']}/{s['reports']})")
+    print(f"silent (all)           {s['silent_all']}  (held: {s['silent_held']})")
+    print(f"null answered fairly   {s['null_answered_fair']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.blind")
+    ap.add_argument("--kb", type=Path, default=REPO / "kb")
+    ap.add_argument("--dir", type=Path, default=BASE, help="the blind set's folder (default bench/blind)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print every report, not only the misses")
+    ap.add_argument("--json", type=Path, help="write the figures and per-report rows here")
+    args = ap.parse_args(argv)
+    rows = score_set(args.dir, args.kb)
+    print_rows(rows, args.verbose)
+    s = summary(rows)
+    print_summary(s)
+    if args.json:
+        args.json.write_text(json.dumps({"summary": s, "rows": rows}, indent=1, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
