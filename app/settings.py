@@ -10,11 +10,15 @@ remembered per set of values, so a request pays for a few dictionary lookups, no
 | FAULTLINE_DB | the SQLite file when DATABASE_URL is unset | ./faultline.db |
 | FAULTLINE_KB | the knowledge-base folder | ./kb, else the one beside app/ |
 | FAULTLINE_RELOAD_POLL | seconds between checks of the database for a newer KB | 0.5 |
-| FAULTLINE_MATCH_BUDGET_MS | CPU milliseconds one /match may spend (0: no limit) | 250 |
+| FAULTLINE_MATCH_BUDGET_MS | a CPU safety net per /match, in ms, never below 4000 (0: none); answers never depend on it | 4000 |
 | FAULTLINE_INBOX | 1 records unknown errors in the inbox | off |
 | FAULTLINE_REPORTS_PER_MINUTE | outcome reports per token and minute | 30 |
 | FAULTLINE_MCP_ALLOWED_HOSTS | extra Host values the MCP endpoint accepts (comma-separated) | (none) |
 | FAULTLINE_SERVER, FAULTLINE_TOKEN | the CLI's and MCP tools' server URL and token | (unset) |
+| FAULTLINE_LOGSET_MAX_FILES | files (archive members included) in one match of several logs | 512 |
+| FAULTLINE_LOGSET_MAX_FILE_BYTES | bytes of one of those files, uncompressed | 8388608 (8 MiB) |
+| FAULTLINE_LOGSET_MAX_TOTAL_BYTES | bytes of all of them together, uncompressed (and of an upload) | 16777216 (16 MiB) |
+| FAULTLINE_LOGSET_MAX_RATIO | uncompressed / compressed size of an archive member | 200 |
 """
 from __future__ import annotations
 
@@ -50,11 +54,16 @@ class Settings:
     mcp_allowed_hosts: tuple[str, ...]
     server: str | None
     token: str | None
+    logset_max_files: int = 512
+    logset_max_file_bytes: int = 8 << 20
+    logset_max_total_bytes: int = 16 << 20
+    logset_max_ratio: int = 200
 
 
 _NAMES = ("DATABASE_URL", "FAULTLINE_DB", "FAULTLINE_KB", "FAULTLINE_RELOAD_POLL", "FAULTLINE_MATCH_BUDGET_MS",
           "FAULTLINE_INBOX", "FAULTLINE_REPORTS_PER_MINUTE", "FAULTLINE_MCP_ALLOWED_HOSTS", "FAULTLINE_SERVER",
-          "FAULTLINE_TOKEN")
+          "FAULTLINE_TOKEN", "FAULTLINE_LOGSET_MAX_FILES", "FAULTLINE_LOGSET_MAX_FILE_BYTES",
+          "FAULTLINE_LOGSET_MAX_TOTAL_BYTES", "FAULTLINE_LOGSET_MAX_RATIO")
 
 
 def settings() -> Settings:
@@ -69,12 +78,16 @@ def _settings(values: tuple, cwd: str) -> Settings:
         db=default_db(),
         kb=default_kb(),
         reload_poll_s=_float("FAULTLINE_RELOAD_POLL", 0.5),
-        match_budget_ms=_float("FAULTLINE_MATCH_BUDGET_MS", 250.0),
+        match_budget_ms=_float("FAULTLINE_MATCH_BUDGET_MS", 4000.0),
         inbox=env("FAULTLINE_INBOX", "").strip().lower() in ("1", "true", "yes", "on"),
         reports_per_minute=_positive_int("FAULTLINE_REPORTS_PER_MINUTE", 30),
         mcp_allowed_hosts=tuple(h.strip() for h in env("FAULTLINE_MCP_ALLOWED_HOSTS", "").split(",") if h.strip()),
         server=env("FAULTLINE_SERVER") or None,
         token=env("FAULTLINE_TOKEN") or None,
+        logset_max_files=_positive_int("FAULTLINE_LOGSET_MAX_FILES", 512),
+        logset_max_file_bytes=_positive_int("FAULTLINE_LOGSET_MAX_FILE_BYTES", 8 << 20),
+        logset_max_total_bytes=_positive_int("FAULTLINE_LOGSET_MAX_TOTAL_BYTES", 16 << 20),
+        logset_max_ratio=_positive_int("FAULTLINE_LOGSET_MAX_RATIO", 200),
     )
 
 
