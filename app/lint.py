@@ -70,6 +70,10 @@ def lint(root: str | Path, strict: bool = True) -> LintReport:
         for rid in e.related:
             if rid not in ids:
                 (rep.errors if strict else rep.warnings).append(f"{f} [related]: unknown entry {rid!r}")
+        for part, what in (("blame", "who must act on this error"), ("retry", "whether a retry as is can help")):
+            if getattr(e, part) is None:
+                (rep.errors if strict else rep.warnings).append(
+                    f"{f} [{part}]: missing: {what} (`{part}: {{kind, reason: {{en, zh}}}}`, kinds in app/entry.py)")
         if strict:
             if len(e.workarounds) < 2:
                 rep.errors.append(f"{f} [workarounds]: at least 2 workarounds are required")

@@ -101,6 +101,16 @@ completeness: "TODO(completeness): partial | complete"
 related: ["TODO(related): ids of existing entries, domain/slug"]
 leads_to: []  # ids of entries this error on one rank is known to cause elsewhere
 guides: []
+blame:
+  kind: "TODO(blame): who must act: user_code | configuration | library_version | installation | environment | hardware | network | scheduler"
+  reason:
+    en: "TODO(en): one line: why it is theirs to act on"
+    zh: "TODO(zh): 用中文写一行：为什么该由他们处理"
+retry:
+  kind: "TODO(retry): transient (retry as is) | after_change (retry only after the fix) | never_as_is"
+  reason:
+    en: "TODO(en): one line: why a rerun as is can or cannot succeed"
+    zh: "TODO(zh): 用中文写一行：为什么原样重跑能或不能成功"
 """
 
 

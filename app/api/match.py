@@ -59,22 +59,36 @@ _OPENAPI = {
             "application/json": {"schema": MatchRequest.model_json_schema()},
             "text/plain": {"schema": {"type": "string", "pattern": "\\S", "minLength": 1,
                                              "description": "the raw log (not blank)"}},
+            "multipart/form-data": {"schema": {
+                "type": "object", "required": ["files"],
+                "properties": {
+                    "files": {"type": "array", "items": {"type": "string", "format": "binary"},
+                              "description": "several logs of one job (per-rank files, error files) or a "
+                                             ".zip / .tar.gz of its log folder; the answer names the file and "
+                                             "line of each finding"},
+                    "environment": {"type": "string"}, "lang": {"type": "string", "enum": ["en", "zh"]},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 50}}}},
         },
     }
 }
 
 
-async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
-    """The request body, refusing (413) anything over ``limit`` bytes without reading it all."""
+async def read_body(request: Request, limit: int = MAX_BODY_BYTES, limit_name: str | None = None) -> bytes:
+    """The request body, refusing (413) anything over ``limit`` bytes without reading it all (the refusal
+    names the setting ``limit_name`` when there is one)."""
+    extra = {"limit": limit_name} if limit_name else {}
     declared = request.headers.get("content-length")
+    mib = f"{limit / (1 << 20):g} MiB"
     if declared and declared.isdigit() and int(declared) > limit:
-        raise ApiError(413, "payload_too_large", f"the body is {declared} bytes; the limit is {limit} bytes (1 MiB)")
+        raise ApiError(413, "payload_too_large", f"the body is {declared} bytes; the limit is {limit} bytes ({mib})",
+                       **extra)
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise ApiError(413, "payload_too_large", f"the body is larger than the limit of {limit} bytes (1 MiB)")
+            raise ApiError(413, "payload_too_large", f"the body is larger than the limit of {limit} bytes ({mib})",
+                           **extra)
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -183,13 +197,19 @@ async def match_while_connected(request: Request, index, text: str, environment:
     log.info("matching a %d-character paste in a worker thread", len(text))
     work = asyncio.ensure_future(run_in_threadpool(work_fn))
     try:
+    return await in_thread_while_connected(request, work_fn, cancel, f"a {len(text)}-character paste")
+
+
+async def in_thread_while_connected(request: Request, work_fn, cancel: threading.Event, what: str) -> Any:
+    """``work_fn()`` in a worker thread; when the client goes away meanwhile, ``cancel`` is set (the
+    match checks it between lines) and the request ends."""
         while True:
             done, _ = await asyncio.wait({work}, timeout=0.05)
             if done:
                 return work.result()
             if await request.is_disconnected():
                 cancel.set()
-                log.info("client went away: stopped the match of a %d-character paste", len(text))
+                log.info("client went away: stopped the match of %s", what)
                 raise ClientDisconnect()
     finally:
         cancel.set()  # also when this coroutine itself is cancelled
@@ -201,6 +221,10 @@ async def match(request: Request, lang: LangQuery = None,
                 limit: Annotated[Optional[int], Query(ge=1, le=50, description="overrides the body's limit")] = None) -> Any:
     body = await read_body(request)
     req = parse_match_body(body, request.headers.get("content-type", "").lower())
+    if request.headers.get("content-type", "").lower().startswith("multipart/form-data"):
+        from app.api.upload import match_upload  # several files or an archive (app/logsets)
+
+        return await match_upload(request, lang, limit)
     query_lang = request_lang(request, lang)  # validates ?lang= even when the body names a language
     chosen = explicit(req.lang) or query_lang
     n = req.limit if limit is None else limit

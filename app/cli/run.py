@@ -27,6 +27,9 @@ def register(sub) -> None:
                         "(retry as is); say why each time (default: 0, never rerun)")
     p.add_argument("--retry-delay", type=non_negative_float, default=10.0, metavar="SECONDS",
                    help="wait this long before each rerun (default: 10)")
+    p.add_argument("--logs", action="append", default=[], metavar="PATH",
+                   help="when the command fails, match these files, folders or archives (e.g. torchrun's --log-dir "
+                        "folder) together with its output; repeatable")
     p.add_argument("command", nargs="+", metavar="COMMAND", help="the command and its arguments (after --)")
     p.set_defaults(fn=run)
 
@@ -84,10 +87,16 @@ def _attempt(argv: list[str], args) -> tuple[int, dict | None, bool]:
     if result.returncode == 0:
         return 0, None, stopped
     text = result.tail
-    if not text.strip():
+    if not text.strip() and not args.logs:
         return result.returncode, None, stopped
     try:
-        res = match_log(text, server=args.server, db=args.db, kb=args.kb, limit=3, lang=args.lang)
+        if args.logs:  # the output and the job's own log files, as one set (app/logsets)
+            from app.cli.match import match_logset
+
+            res = match_logset(args.logs, server=args.server, db=args.db, kb=args.kb, limit=3, lang=args.lang,
+                               extra=[("console", text.encode("utf-8"))])
+        else:
+            res = match_log(text, server=args.server, db=args.db, kb=args.kb, limit=3, lang=args.lang)
     except BackendError as exc:
         print(f"faultline: the command failed; no diagnosis: {exc}", file=sys.stderr)
         return result.returncode, None, stopped
