@@ -195,14 +195,14 @@ async def match_while_connected(request: Request, index, text: str, environment:
     if len(text) <= INLINE_CHARS and store.embedded:  # an SQLite read in WAL mode never waits for a writer
         return work_fn()
     log.info("matching a %d-character paste in a worker thread", len(text))
-    work = asyncio.ensure_future(run_in_threadpool(work_fn))
-    try:
     return await in_thread_while_connected(request, work_fn, cancel, f"a {len(text)}-character paste")
 
 
 async def in_thread_while_connected(request: Request, work_fn, cancel: threading.Event, what: str) -> Any:
     """``work_fn()`` in a worker thread; when the client goes away meanwhile, ``cancel`` is set (the
     match checks it between lines) and the request ends."""
+    work = asyncio.ensure_future(run_in_threadpool(work_fn))
+    try:
         while True:
             done, _ = await asyncio.wait({work}, timeout=0.05)
             if done:
@@ -219,12 +219,12 @@ async def in_thread_while_connected(request: Request, work_fn, cancel: threading
              summary="Match a traceback or log against the knowledge base")
 async def match(request: Request, lang: LangQuery = None,
                 limit: Annotated[Optional[int], Query(ge=1, le=50, description="overrides the body's limit")] = None) -> Any:
-    body = await read_body(request)
-    req = parse_match_body(body, request.headers.get("content-type", "").lower())
     if request.headers.get("content-type", "").lower().startswith("multipart/form-data"):
         from app.api.upload import match_upload  # several files or an archive (app/logsets)
 
         return await match_upload(request, lang, limit)
+    body = await read_body(request)
+    req = parse_match_body(body, request.headers.get("content-type", "").lower())
     query_lang = request_lang(request, lang)  # validates ?lang= even when the body names a language
     chosen = explicit(req.lang) or query_lang
     n = req.limit if limit is None else limit
