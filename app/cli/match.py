@@ -3,16 +3,23 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from app.cli.backend import add_server
 from app.cli.common import add_db, missing_db, positive_int, read_input
+from app.logsets.inputs import LogFile
 from app.settings import default_db
 
 
 def register(sub) -> None:
-    p = sub.add_parser("match", help="match a traceback or log (FILE or - for stdin)")
+    p = sub.add_parser("match", help="match a traceback or log (FILE or - for stdin), or several logs of one job",
+                       epilog="several files, folders (a torchrun --log-dir, per-rank or per-host logs, error files) "
+                              "and .zip / .tar.gz archives of them give one answer that names the file and line "
+                              "of each finding")
     add_db(p)
-    p.add_argument("file", nargs="?", default="-", help="the log or traceback; - (the default) reads standard input")
+    p.add_argument("file", nargs="*", default=["-"],
+                   help="the log or traceback; - (the default) reads standard input; several files, folders or "
+                        "archives are matched together")
     p.add_argument("--env", help="file with pip freeze / collect_env output")
     p.add_argument("--json", action="store_true", help="print the API's JSON (the same as --format json)")
     p.add_argument("--format", choices=["text", "json", "md"], default=None, help="output format (default: text)")
@@ -22,10 +29,67 @@ def register(sub) -> None:
     p.set_defaults(fn=run)
 
 
+def is_logset(paths: list[str]) -> bool:
+    """More than one input, or one that is a folder or an archive: a set of logs (app/logsets)."""
+    from app.logsets.inputs import looks_like_archive
+
+    if len(paths) != 1:
+        return True
+    p = Path(paths[0])
+    return paths[0] != "-" and (p.is_dir() or looks_like_archive(p.name))
+
+
+def match_logset(paths: list[str], *, server: str | None, db: str | None, kb: str, environment=None,
+                 limit: int = 5, lang: str = "en", extra: list[tuple[str, bytes]] = ()) -> dict:
+    """The /match result for several files (read here under the same limits as the service), from the
+    service (one multipart upload) or the local database.  ``extra``: more (name, bytes) inputs."""
+    from app.cli.backend import BackendError
+    from app.logsets import LogSetError, match_files, read_paths
+    from app.logsets.inputs import Collected
+
+    try:
+        collected = read_paths(paths) if paths else Collected()
+        for name, data in extra:
+            collected.files.append(LogFile(name, data))
+    except LogSetError as exc:
+        raise BackendError(exc.message) from None
+    if server:
+        from app.client import Client, FaultlineError, _raise_for
+
+        files = [("files", (f.name, f.data, "text/plain")) for f in collected.files]
+        data = {"limit": str(limit), "lang": lang, **({"environment": environment} if environment else {})}
+        try:
+            with Client(server, timeout=60) as c:
+                r = c._http.post("/match", files=files, data=data, headers=c._headers())
+                _raise_for(r)
+                res = r.json()
+        except FaultlineError as exc:
+            raise BackendError(f"{server} answered {exc.status} {exc.code}: {exc.message}" if exc.status
+                               else exc.message) from None
+        except Exception as exc:  # noqa: BLE001 - no answer at all (refused, timed out)
+            raise BackendError(f"{server}: {exc}") from None
+        res["skipped_files"] = collected.skipped + [s for s in res.get("skipped_files", []) if s not in collected.skipped]
+        return res
+    from app.render.evidence import with_local_reports
+    from app.store.load import index_from_db
+
+    try:
+        index = index_from_db(db or default_db(), kb)
+    except Exception as exc:  # noqa: BLE001 - a broken or unreadable database is reported, not raised
+        raise BackendError(f"cannot read the knowledge base from {db or default_db()}: {exc}") from None
+    try:
+        res = match_files(index, collected, environment=environment, limit=limit, lang=lang)
+    except LogSetError as exc:
+        raise BackendError(exc.message) from None
+    return with_local_reports(res, db or default_db(), index.entry, lang)
+
+
 def run(args) -> int:
     from app.cli.backend import BackendError, match_log
 
-    text = read_input(args.file)
+    if is_logset(args.file):
+        return _run_logset(args)
+    text = read_input(args.file[0])
     if not text.strip():
         print("faultline match: the input is empty", file=sys.stderr)
         return 2
@@ -39,6 +103,29 @@ def run(args) -> int:
     except BackendError as exc:
         print(f"faultline match: {exc}", file=sys.stderr)
         return 1
+    return _print(res, args)
+
+
+def _run_logset(args) -> int:
+    from app.cli.backend import BackendError
+
+    if "-" in args.file:
+        print("faultline match: - (standard input) cannot be one of several inputs", file=sys.stderr)
+        return 2
+    if not args.server and (why := missing_db(args.db or default_db())):
+        print(f"faultline match: {why}", file=sys.stderr)
+        return 2
+    env = read_input(args.env) if args.env else None
+    try:
+        res = match_logset(args.file, server=args.server, db=args.db, kb=args.kb, environment=env,
+                           limit=args.limit, lang=args.lang)
+    except BackendError as exc:
+        print(f"faultline match: {exc}", file=sys.stderr)
+        return 1
+    return _print(res, args)
+
+
+def _print(res: dict, args) -> int:
     fmt = args.format or ("json" if args.json else "text")
     if fmt == "md":
         from app.render.match_markdown import match_markdown
@@ -51,4 +138,8 @@ def run(args) -> int:
     from app.render.text import match_report
 
     print(match_report(res, args.lang))
+    if "files" in res:
+        from app.logsets.report import files_report
+
+        print(files_report(res, args.lang))
     return 0 if res["matches"] else 3

@@ -54,8 +54,15 @@ def _with_file(d: dict[str, Any] | None, merged: Merged, line_key: str = "line_n
 def annotate(res: dict[str, Any], merged: Merged, parsed, lang: str) -> dict[str, Any]:
     """The match result of a merged paste, with files and lines named and the multi-file findings."""
     _ = gettext_for(lang)
+    from app.i18n.reasons import reason_text
+
     for m in res.get("matches", []):
         _with_file(m.get("matched"), merged)
+        for why in m.get("why", []):  # "matched line N": the line of its file, which the reason now names
+            params = why.get("params") or {}
+            if isinstance(params.get("line"), int) and (o := merged.origin(params["line"])) is not None:
+                params.update(line=o[1], file=o[0].info.name)
+                why["text"] = reason_text(why["code"], params, lang) + f" ({o[0].info.name})"
     _with_file(res.get("root_cause"), merged)
     for b in res.get("benign", []):
         _with_file(b, merged)

@@ -250,7 +250,7 @@ class _Reader:
             size = p.stat().st_size
         except OSError as exc:
             raise LogSetError(422, "unreadable", f"cannot read {path}: {exc.strerror or exc}")
-        if _looks_like_archive(p.name):
+        if looks_like_archive(p.name):
             cap = self.limits.max_total_bytes  # compressed size: never more than what it may expand to
             if size > cap:
                 raise over_limit("max_total_bytes", size, cap, f"the size of {path} in bytes")
@@ -279,7 +279,7 @@ class _Reader:
                 self.add(rel, data)
 
 
-def _looks_like_archive(name: str) -> bool:
+def looks_like_archive(name: str) -> bool:
     return name.endswith((".zip", ".tar", ".tar.gz", ".tgz", ".gz"))
 
 
