@@ -23,6 +23,7 @@ class RankConfig:
     confidence_cap: float = 0.99
     similar_cutoff: float = 0.25  # word-similarity fallback when nothing matched
     truncated_weight: float = 0.8  # specificity per character of a pasted line found inside an entry's text
+    context_bonus: float = 0.0  # the best signature needs context words (a framework, a config) and the log has them
     killed_confidence: float = 0.55  # a bare "Killed" / exit -9 ending a training log: host OOM, less certain
     # logistic calibration of confidence over rank.calibration_features (empty: confidence = signature strength)
     calibration: tuple[float, ...] = ()
@@ -32,11 +33,14 @@ CHANGELOG = {
     "rank:2026-12-02": "the weights of the matcher before they were named (no behaviour change)",
     "rank:2026-12-02b": "confidence is calibrated: a logistic fit on bench/holdout and bench/holdout2 "
                         "(python -m bench.calibrate), reported on bench/holdout3; the ranking itself is unchanged",
+    "rank:2026-12-04": "an entry matched through a signature whose context words the log shows ranks above one matched "
+                       "on the same line without context (a specific cause over a generic message); confidence unchanged",
 }
 
 NAMED = RankConfig()  # the first named weights, kept runnable for comparisons
-DEFAULT = RankConfig(
+CALIBRATED = RankConfig(
     id="rank:2026-12-02b",
     calibration=(-1.450, 0.008, 1.372, 0.675, 2.567, -0.672, -0.768, 0.000, -0.756),
 )
-CONFIGS = {c.id: c for c in (NAMED, DEFAULT)}
+DEFAULT = RankConfig(id="rank:2026-12-04", calibration=CALIBRATED.calibration, context_bonus=0.1)
+CONFIGS = {c.id: c for c in (NAMED, CALIBRATED, DEFAULT)}

@@ -30,8 +30,9 @@ _RANK_PREFIX = re.compile(
 _HOST_PREFIX = re.compile(
     r"^(?!(?:error|warning|warn|info|debug|fatal|note|hint|caused|from|at|in)\b)"
     r"(?:(?:[a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,8}|\d+\.\d+\.\d+\.\d+): (?=\[|\S+:\d+:\d+ \[|Traceback|\s)"
-    # a pod or host name and one space before a rank tag: "train-ddp-7c9f-0 [rank1]: "
-    r"|[a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,8} (?=\[(?:rank|default) ?\d{1,5}\]:))"
+    # a pod or host name and one space before a rank or stream tag: "train-ddp-7c9f-0 [rank1]: ",
+    # "gpu-node-3 [stderr] [rank1]: "
+    r"|[a-z][a-z0-9-]{0,62}(?:\.[a-z0-9-]{1,63}){0,8} (?=\[(?:rank|default) ?\d{1,5}\]:|\[(?:stderr|stdout)\] ))"
 )
 _TS_PREFIXES = [
     # 2024-05-01 12:00:00,123 / [2024-05-01 12:00:00.123] / 2024-05-01T12:00:00Z
@@ -76,6 +77,8 @@ class FailedRank:
     signal: str | None
     time: str | None
     first: bool  # listed under "Root Cause (first observed failure)"
+    lines: tuple[int, int] | None = None  # the first and last line numbers of its record in the summary
+    line: Line | None = None  # the record's exitcode line (else its rank line)
 
 
 @dataclass
@@ -146,6 +149,8 @@ def _unwrap(raw_lines: list[str]) -> list[str]:
     width, count = max(lengths.items(), key=lambda kv: (kv[1], kv[0]))
     if count < 3 or width != max(lengths) or count < sum(lengths.values()) * 0.5:
         return raw_lines
+    if _records_of_one_width(raw_lines, width):
+        return raw_lines
     out: list[str] = []
     buf = ""
     for r in raw_lines:
@@ -156,6 +161,19 @@ def _unwrap(raw_lines: list[str]) -> list[str]:
     if buf:
         out.append(buf)
     return out
+
+
+def _records_of_one_width(raw_lines: list[str], width: int) -> bool:
+    """Lines of one width that are each a record of their own (a logger's fixed format: the line after
+    one of them starts with a timestamp or a rank prefix again), not the pieces of a wrapped line."""
+    after = [raw_lines[k + 1] for k in range(len(raw_lines) - 1) if len(raw_lines[k]) == width][:200]
+    starts = sum(1 for r in after if r[:1] in _PREFIX_START and _is_record_prefix(r))
+    return starts * 2 > len(after)
+
+
+def _is_record_prefix(raw: str) -> bool:
+    m = _ANY_PREFIX.match(raw)
+    return m is not None and m.lastgroup.split("_", 1)[1] in ("rank", "ts0", "ts1")
 
 
 def _bound_lines(raw_lines: list[str]) -> tuple[list[tuple[int, str]], int]:
@@ -201,6 +219,32 @@ def _within_budget(numbered: list[tuple[int, str]], i: int) -> tuple[list[tuple[
     return numbered[:i] + numbered[-tail:], len(numbered) - i - tail
 
 
+WRAP_MIN_CHARS = 70  # a line this long whose prefixes a next, bare line lacks may have been hard-wrapped
+# what starts a record of its own (never the tail of a wrapped line): a traceback, a frame, an exception line
+_RECORD_START = re.compile(
+    r"^(?:Traceback \(|File \"|During handling|The above exception|[\[<(=+*#>|-]"
+    r"|(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Failure|Warning|Fault|Timeout)\b)"
+)
+
+
+_ENDS_RECORD = frozenset(".!?:;)]}'\"")  # a line that ends a sentence or a bracket was not cut by a wrap
+
+
+def _wrapped_on(prev: Line, raw: str, stripped: str, rank: int | None, ts: float | None) -> bool:
+    """A bare line (no prefix at all) right after a long line that carried a rank prefix: the tail of
+    that line, hard-wrapped by a log collector or a terminal that prefixes only the first piece."""
+    return (rank is None and ts is None and prev.rank is not None and stripped == raw.rstrip("\r\n")
+            and len(prev.raw) >= WRAP_MIN_CHARS and prev.kind == "text" and raw[:1] not in ("", " ", "\t")
+            and prev.text[-1:] not in _ENDS_RECORD
+            and len(prev.text) + len(raw) <= MAX_LINE_CHARS and not _RECORD_START.match(raw))
+
+
+def _join_wrapped(prev: Line, raw: str, sep: str) -> None:
+    tail = raw.rstrip()
+    prev.raw += sep + tail
+    prev.text += sep + tail
+
+
 def _make_lines(numbered: list[tuple[int, str]], versions: dict[str, str],
                 hints: list = _VERSION_HINTS) -> tuple[list[Line], int, tuple[int, int, int] | None]:
     lines: list[Line] = []
@@ -217,6 +261,10 @@ def _make_lines(numbered: list[tuple[int, str]], versions: dict[str, str],
         if "\x1b" in raw:
             raw = _ANSI.sub("", raw)
         stripped, rank, ts = _strip(raw)
+        if lines and _wrapped_on(lines[-1], raw, stripped, rank, ts):
+            # a wrap at a space leaves the space at the end of the first piece (or starts the next with it)
+            _join_wrapped(lines[-1], raw, " " if numbered[i - 2][1].rstrip("\r\n")[-1:] in (" ", "\t") else "")
+            continue
         pieces = [stripped] if len(stripped) <= MAX_LINE_CHARS else _pieces(stripped)
         split += len(pieces) > 1
         for k, piece in enumerate(pieces):
@@ -305,10 +353,11 @@ def _failed_ranks(lines: list[Line]) -> list[FailedRank]:
     out: list[FailedRank] = []
     section: str | None = None
     cur: dict[str, str] | None = None
+    span: list[Line] = []
 
     def flush():
         nonlocal cur
-        if cur and "rank" in cur:
+        if cur and "rank" in cur and span:
             rm = re.match(r"(-?\d+)", cur["rank"])
             em = re.match(r"(-?\d+)", cur.get("exitcode", ""))
             sig = re.search(r"Signal (\d+) \((\w+)\)", cur.get("traceback", "")) or re.search(
@@ -321,9 +370,12 @@ def _failed_ranks(lines: list[Line]) -> list[FailedRank]:
                     signal=(sig.group(sig.lastindex) if sig else None),
                     time=cur.get("time"),
                     first=(section or "").startswith("Root Cause"),
+                    lines=(span[0].no, span[-1].no),
+                    line=next((x for x in span if x.text.startswith("exitcode")), span[0]),
                 )
             )
         cur = None
+        span.clear()
 
     for ln in lines:
         t = ln.text
@@ -341,6 +393,7 @@ def _failed_ranks(lines: list[Line]) -> list[FailedRank]:
         fm = _FIELD.match(t)
         if fm and cur is not None:
             cur[fm.group(1)] = fm.group(2)
+            span.append(ln)
             continue
         if t.startswith("=====") and cur is not None:
             flush()

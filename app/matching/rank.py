@@ -18,6 +18,7 @@ import re2
 
 from app.matching.config import DEFAULT, RankConfig
 from app.matching.environment import applicability, parse_environment
+from app.matching.exits import SIG_NAME as EXIT_SIGNAL, exit_reason, exit_signal_hits
 from app.matching.findings import detect, rank_in_text
 from app.matching.index import Hit, MatchIndex, SigSpec
 from app.matching.logparse import Line, ParsedLog, PyException, parse_log
@@ -50,12 +51,14 @@ def find_hits(index: MatchIndex, parsed: ParsedLog, cfg: RankConfig = DEFAULT) -
     hits = index.hits(parsed)
     known = {h.line.block if h.line.block is not None else h.line.no for h in hits}  # exceptions a signature knows
     hits += truncated_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg, known)
-    return hits + bare_kill_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg)
+    hits += bare_kill_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg)
+    return hits + exit_signal_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg)  # exits.py
 
 
 # A run that ends in a bare "Killed" (the shell's report of SIGKILL) or a launcher's exit code -9 / 137
 _BARE_KILL = re2.compile(
-    r"^(?:Killed|Killed: 9)$"
+    # a tqdm bar redrawn with "\r" leaves the shell's report at the end of its last state: "... 3.06it/s]Killed"
+    r"^(?:Killed|Killed: 9)$|(?:it/s|s/it)\]Killed$"
     r"|(?i:exit(?:ed)?(?: with)? (?:code|status)|exitcode|return code|returncode)\W{0,3}(?:-9|137)\b"
 )
 # what the KB knows a SIGKILL of a worker by (the entry that matches it says what to do)
@@ -147,6 +150,8 @@ def score_entry(index: MatchIndex, m: EntryMatch, root: Line | None, root_is_cau
     m.why.append(Reason("signature_matched", {"sig": best.sig.name, "line": best.line.no, "rank": best.line.rank}))
     if best.sig.name == "bare-kill":
         m.why.append(Reason("host_oom_kill"))
+    if (best.sig.name == EXIT_SIGNAL or m.role == "wrapper") and (r := exit_reason(best.sig.name, best.line.text)):
+        m.why.append(r)  # the child's exit code is a signal (exits.py)
     score = conf
     if root is not None and _explains(m, root):
         m.on_root = True
@@ -161,6 +166,8 @@ def score_entry(index: MatchIndex, m: EntryMatch, root: Line | None, root_is_cau
         m.why.append(Reason("consequence_elsewhere"))
     if best.line.kind in ("exception", "what"):
         score += cfg.exception_line_bonus
+    if best.sig.context:  # the hit required context words, and the log has them
+        score += cfg.context_bonus
     m.applies, m.env_reasons = applicability(index.entry(m.entry_id), versions)
     if m.applies is False:
         score -= cfg.env_mismatch_penalty
@@ -196,7 +203,7 @@ def calibration_features(m: EntryMatch, position: int, root_is_cause: bool) -> l
     s = min(max(m.strength, 0.01), 0.995)
     return [1.0, math.log(s / (1 - s)), float(m.on_root), float(m.on_root and root_is_cause), float(position == 0),
             float(m.role == "symptom"), float(m.role == "wrapper"), float(m.applies is False),
-            float(m.best.sig.name in ("bare-kill", "truncated-text"))]
+            float(m.best.sig.name in ("bare-kill", "truncated-text", EXIT_SIGNAL))]
 
 
 def calibrate(ranked: list[EntryMatch], root_is_cause: bool, cfg: RankConfig = DEFAULT) -> None:
@@ -297,7 +304,10 @@ def match(index: MatchIndex, text: str, environment: Any = None, cfg: RankConfig
     benign_ids = index.benign_ids
     root = choose_root(parsed, hits, lambda eid: index.roles.get(eid, "cause"),
                        lambda eid: index.entry(eid).leads_to)
-    root_is_cause = root is not None and is_cause(root, hits, lambda eid: index.roles.get(eid, "cause"))
+    # a rank that only left an exit code in torchrun's summary: no error text to call unknown, so the
+    # others' symptoms stay the answers (they say to look at that rank)
+    root_is_cause = (root is not None and is_cause(root, hits, lambda eid: index.roles.get(eid, "cause"))
+                     and not any(f.line is root for f in parsed.failed_ranks))
     versions = dict(parsed.versions)
     versions.update(parse_environment(environment))
 

@@ -112,8 +112,64 @@ def _no_warning_over_error(pool: list[Incident], leads_of: LeadsOf) -> list[Inci
     return errors + [i for i in pool if i.warning and any(set(leads_of(e)) & error_entries for e in i.entries)]
 
 
+def _is_report(line: Line) -> bool:
+    """A Python exception, a C++ what() or a line of an exception's message: how a process reports what ended it."""
+    return line.kind in ("exception", "what") or line.block is not None
+
+
+def _no_printed_line_over_exception(pool: list[Incident], leads_of: LeadsOf) -> list[Incident]:
+    """A line a process printed on its way (a library's import-time notice, a log message) does not
+    outrank an exception the same process raised after it: that exception ended the run.  The printed
+    line stays when the KB says its entry leads to that exception's entry, or when the exception names
+    the library the printed line's entry is about."""
+    reports = [i for i in pool if i.cause and _is_report(i.line)]
+    if not reports:
+        return pool
+
+    def outranked(p: Incident) -> bool:
+        if _is_report(p.line) or not p.entries:
+            return False
+        # right above the report it is the report's own header ("terminate called after throwing ..." over what())
+        later = [e for e in reports if e.line.rank == p.line.rank and e.order > p.order + 2]
+        if not later:
+            return False
+        leads = {t for x in p.entries for t in leads_of(x)}
+        # the exception names the library of the printed line's entry ("module 'bitsandbytes' has no
+        # attribute 'optim'" after bitsandbytes printed that it has no GPU library): the line explains it
+        libs = {x.split("/", 1)[0].lower() for x in p.entries if "/" in x}
+        return not any(e.entries & leads or any(lib in e.line.text.lower() for lib in libs) for e in later)
+
+    kept = [i for i in pool if not outranked(i)]
+    return kept or pool
+
+
+def _silent_first_failure(parsed: ParsedLog, found: list[Incident], role_of: RoleOf) -> Line | None:
+    """torchrun's summary names the first failed rank, and that rank reported nothing the log shows
+    (no exception, no line an entry knows but the launcher's own "a child failed", none in its summary
+    record) while the errors the log shows come from ranks the summary lists as later failures: it ended
+    by itself with an exit code (e.g. ``sys.exit(3)``) before the others failed.  Its summary record is
+    the first failure."""
+    own = [i for i in found if not (i.entries and all(role_of(e) == "wrapper" for e in i.entries))]
+    later = {f.rank for f in parsed.failed_ranks if not f.first}
+    for f in parsed.failed_ranks:
+        if not f.first or f.rank is None or f.line is None or f.lines is None:
+            continue
+        if f.signal is not None or f.exitcode is None or f.exitcode <= 0:
+            return None
+        lo, hi = f.lines
+        # every error the log shows must come from a rank the summary lists as a later failure: an error
+        # without a rank (an unprefixed log) or on a rank the summary does not list may be this rank's own
+        if any(i.line.rank == f.rank or lo <= i.line.no <= hi or i.line.rank not in later for i in own):
+            return None
+        return f.line
+    return None
+
+
 def choose_root(parsed: ParsedLog, hits: list[Hit], role_of: RoleOf, leads_of: LeadsOf) -> Line | None:
     found = incidents(parsed, hits, role_of)
+    silent = _silent_first_failure(parsed, found, role_of)
+    if silent is not None:
+        return silent
     causes = [i for i in found if i.cause]
     # with no cause in the log, the first observed failure (a symptom) is still the best lead
     pool = causes or found
@@ -122,6 +178,7 @@ def choose_root(parsed: ParsedLog, hits: list[Hit], role_of: RoleOf, leads_of: L
     pool = _not_led_to(pool, found, leads_of)
     pool = _no_wrapper_over_failure(pool, role_of)
     pool = _no_warning_over_error(pool, leads_of)
+    pool = _no_printed_line_over_exception(pool, leads_of)
     first_ranks = [f.rank for f in parsed.failed_ranks if f.first and f.rank is not None]
     if first_ranks and causes:
         preferred = [i for i in pool if i.line.rank in first_ranks]
