@@ -19,6 +19,10 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 
 from app.api.deps import snapshot, wants_html
 from app.api.match import read_body
+from app.api.upload import MULTIPART_OVERHEAD
+from app.logsets import Limits, LogSetError, match_files, read_uploads
+from app.logsets.inputs import looks_like_archive
+from app.settings import MAX_BODY_BYTES
 from app.api.problems import ApiError
 from app.i18n.negotiate import SUPPORTED, UnsupportedLanguage, explicit, negotiate
 from app.i18n.translations import NATIVE_NAME, gettext_for
@@ -50,10 +54,15 @@ async def _form_fields(request: Request, body: bytes) -> dict[str, Any]:
         async def stream():
             yield body
 
-        form = await MultiPartParser(request.headers, stream()).parse()
+        from app.api.upload import in_memory_parser
+
+        form = await in_memory_parser(len(body))(request.headers, stream(),
+                                                 max_files=Limits.from_settings().max_files).parse()
         fields: dict[str, Any] = {}
         for key, value in form.multi_items():
             fields.setdefault(key, value)
+            if key == "logfile":  # the file picker takes several files
+                fields.setdefault("logfiles", []).append(value)
         return fields
     if ctype.startswith("application/x-www-form-urlencoded"):
         fields = {}
@@ -76,20 +85,33 @@ async def results(request: Request) -> Response:
     snap = snapshot(request)
     lang = page_lang(request)
     _ = gettext_for(lang)
+    multipart = request.headers.get("content-type", "").lower().startswith("multipart/form-data")
+    limit = Limits.from_settings().max_total_bytes + MULTIPART_OVERHEAD if multipart else MAX_BODY_BYTES
     try:
-        body = await read_body(request)
+        body = await read_body(request, limit)
     except ApiError as exc:
         if exc.status != 413:
             raise
         return error_page(request, lang, 413, _("The log is too large"),
                           _("The form can send at most %(limit)s. Paste the part of the log around the first "
-                            "error (the first traceback of every rank), or trim repeated lines.", limit="1 MiB"))
+                            "error (the first traceback of every rank), or trim repeated lines.",
+                            limit=f"{limit / (1 << 20):g} MiB"))
     try:
         fields = await _form_fields(request, body)
     except MultiPartException as exc:
         return error_page(request, lang, 400, _("The form could not be read"), str(exc))
     lang = page_lang(request, fields.get("lang") if isinstance(fields.get("lang"), str) else None)
     _ = gettext_for(lang)
+    uploads = [(v.filename or "upload", await v.read()) for v in fields.get("logfiles", [])
+               if isinstance(v, UploadFile) and v.filename]
+    uploads = [(n, d) for n, d in uploads if d]
+    if len(uploads) > 1 or (uploads and is_logset_upload(*uploads[0])):  # several logs of a job (app/logsets)
+        return await _results_of_files(request, snap, lang, uploads, await _field_text(fields.get("text")),
+                                       await _field_text(fields.get("environment")))
+    if len(body) > MAX_BODY_BYTES:
+        return error_page(request, lang, 413, _("The log is too large"),
+                          _("The form can send at most %(limit)s. Paste the part of the log around the first "
+                            "error (the first traceback of every rank), or trim repeated lines.", limit="1 MiB"))
     text = await _field_text(fields.get("text"))
     upload = await _field_text(fields.get("logfile"))
     if not text.strip() and upload.strip():
@@ -104,6 +126,45 @@ async def results(request: Request) -> Response:
                                          MAX_MATCHES, lang)
     from app.api import inbox, outcomes  # rates from outcome reports; the inbox of unknown errors (issue 11)
     result = await outcomes.with_evidence(request, result, lang); await inbox.note_unknown(request, result, text)
+    return results_page(request, snap, lang, result, text=text, environment_text=env_text)
+
+
+def is_logset_upload(name: str, data: bytes) -> bool:
+    """One uploaded file that is a set of logs by itself: an archive, or a torchelastic error file."""
+    return looks_like_archive(name) or data[:2] == b"\x1f\x8b" or data[:4] == b"PK\x03\x04" or name.endswith(".json")
+
+
+async def _results_of_files(request: Request, snap, lang: str, uploads: list[tuple[str, bytes]], text: str,
+                            env_text: str) -> Response:
+    """The results page for several files (or an archive): one answer, each finding with its file."""
+    import threading
+    import time
+
+    from app.api import outcomes
+    from app.api.match import in_thread_while_connected
+    from app.settings import settings
+
+    _ = gettext_for(lang)
+    t0 = time.thread_time()
+    if text.strip():
+        uploads = uploads + [("pasted text", text.encode("utf-8"))]
+    try:
+        collected = read_uploads(uploads)
+    except LogSetError as exc:
+        title = _("The files are too large or too many") if exc.status == 413 else _("The files could not be read")
+        return error_page(request, lang, exc.status, title, exc.message)
+    cancel = threading.Event()
+    spent_ms = (time.thread_time() - t0) * 1000
+
+    def work():
+        return match_files(snap.index, collected, env_text if env_text.strip() else None, MAX_MATCHES, lang,
+                           settings().match_budget_ms, cancel, spent_ms)
+
+    try:
+        result = await in_thread_while_connected(request, work, cancel, f"{len(collected.files)} files")
+    except LogSetError as exc:
+        return error_page(request, lang, exc.status, _("The files could not be read"), exc.message)
+    result = await outcomes.with_evidence(request, result, lang)
     return results_page(request, snap, lang, result, text=text, environment_text=env_text)
 
 

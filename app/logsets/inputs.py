@@ -183,8 +183,8 @@ class _Reader:
         total = 0
         for info in files:  # every check on every member before any member is read
             member = self._member_name(name, info.filename)
-            mode = info.external_attr >> 16
-            if stat.S_ISLNK(mode) or (mode and not stat.S_ISREG(mode)):
+            kind = stat.S_IFMT(info.external_attr >> 16)  # Unix file type bits (0: not recorded)
+            if kind and kind != stat.S_IFREG:
                 raise LogSetError(422, "unsafe_archive", f"{member} is a link or a special file; links are refused")
             if info.flag_bits & 0x1:
                 raise LogSetError(422, "bad_archive", f"{member} is encrypted")

@@ -38,9 +38,18 @@ class DeadEnd(BaseModel):
     index: int
 
 
+class LogText(BaseModel):
+    """One log of a job (a rank's stderr, an error file's JSON, a host's log), for match_log's ``files``."""
+    name: str = Field(description="the file's path, e.g. 'attempt_0/2/stderr.log' or 'rank3.log': "
+                                  "the rank or host is read from it")
+    text: str
+
+
 class FirstFailure(BaseModel):
     line: str
     line_no: Optional[int] = None
+    file: Optional[str] = Field(None, description="with several files: the file of the first failure")
+    file_line: Optional[int] = Field(None, description="its line in that file")
     rank: Optional[int] = Field(None, description="the process/rank that failed first, when the log says")
     entry: Optional[str] = Field(None, description="the entry that explains it; null when no entry knows it")
     note: Optional[str] = None
@@ -115,7 +124,8 @@ def match_out(res: dict[str, Any], n_fixes: int = 3) -> MatchOut:
     first = None
     if rc and rc.get("line"):
         first = FirstFailure(line=rc["line"][:500], line_no=rc.get("line_no"), rank=rc.get("rank"),
-                             entry=rc.get("entry"), note=rc.get("text"))
+                             entry=rc.get("entry"), note=rc.get("text"), file=rc.get("file"),
+                             file_line=rc.get("file_line"))
     return MatchOut(
         first_failure=first,
         verdict=verdict_out(res.get("verdict")),

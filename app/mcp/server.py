@@ -19,8 +19,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
 from app.settings import settings
-from app.client import AsyncClient, FaultlineError
-from app.mcp.models import (GuideOut, GuidesOut, GuideSummary, MatchOut, EntryOut, EntrySummary, OutcomeOut, SearchOut,
+from app.client import AsyncClient, FaultlineError, _raise_for
+from app.mcp.models import (GuideOut, GuidesOut, GuideSummary, LogText, MatchOut, EntryOut, EntrySummary, OutcomeOut, SearchOut,
                             entry_out, guide_out, match_out, outcome_out)
 
 Lang = Literal["en", "zh"]
@@ -61,13 +61,25 @@ def build_server(client: ClientFactory) -> MCPServer:
             await c.aclose()
 
     @mcp.tool(title="Match a training log", annotations=READ_ONLY)
-    async def match_log(text: str, environment: Optional[Union[str, dict[str, str]]] = None, lang: Lang = "en",
-                        limit: int = 3) -> MatchOut:
+    async def match_log(text: str = "", environment: Optional[Union[str, dict[str, str]]] = None, lang: Lang = "en",
+                        limit: int = 3, files: Optional[list[LogText]] = None) -> MatchOut:
         """Find the known errors in a traceback or multi-rank training log (paste it as printed).
 
         Returns the first failure (line and rank), the matching entries best first with their top fixes
         (success rates) and the dead ends to avoid. `environment`: versions as {"torch": "2.3.1"} or pasted
-        `pip freeze` / `python -m torch.utils.collect_env` text. `lang`: en or zh."""
+        `pip freeze` / `python -m torch.utils.collect_env` text. `lang`: en or zh. `files`: several logs of
+        one job instead (each rank's stderr, torchelastic error files, one log per host), each with its path:
+        one answer, the first failing rank across them, and the file and line of the first failure."""
+        if files:
+            parts = [("files", (f.name, f.text.encode("utf-8"), "text/plain")) for f in files]
+            if text.strip():
+                parts.append(("files", ("pasted text", text.encode("utf-8"), "text/plain")))
+            async with api() as c:
+                r = await c._http.post("/match", files=parts, headers=c._headers(),
+                                       data={"limit": str(max(1, min(limit, 10))), "lang": lang,
+                                             **({"environment": environment} if isinstance(environment, str) else {})})
+                _raise_for(r)
+                return match_out(r.json())
         if not text.strip():
             raise ToolError("empty_text: give the traceback or log to match")
         async with api() as c:
