@@ -59,6 +59,9 @@ class Signature(_Model):
     # for a message other code paths print too: counts only when the log also mentions one of these
     # (case-insensitive), e.g. ["deepspeed", "zero_optimization"]
     context: list[str] = Field(default_factory=list)
+    # what `faultline verify` found (kb/verification/<id>.json, see app/verify/records.display); set when
+    # the KB is read, never written in an entry file
+    verification: Optional[dict] = None
 
 
 class Workaround(_Model):

@@ -135,6 +135,7 @@ def load_kb(root: str | Path, lenient: bool = False) -> KB:
             if guide.id != path.stem:
                 problems.append(Problem(rel, "id", f"guide id {guide.id!r} does not match the file name"))
             kb.guides.append(guide)
+    _attach_verification(kb)
     guide_ids = {g.id for g in kb.guides}
     for e in kb.entries:
         for i, gid in enumerate(e.guides):
@@ -144,6 +145,19 @@ def load_kb(root: str | Path, lenient: bool = False) -> KB:
         raise KBError(problems)
     kb.problems = problems
     return kb
+
+
+def _attach_verification(kb: KB) -> None:
+    """Each signature's record from kb/verification/ (`faultline verify`), as the pages and the JSON show it."""
+    from app.verify import records
+
+    for e in kb.entries:
+        try:
+            recs = records.by_name(records.load(kb.root, e.id))
+        except (OSError, ValueError):
+            recs = {}  # an unreadable record file: `faultline lint` reports it
+        for s in e.signatures:
+            s.verification = records.display(recs.get(s.name))
 
 
 def examples(root: str | Path) -> list[Example]:

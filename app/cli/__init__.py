@@ -18,7 +18,7 @@ import sys
 from app.settings import default_kb
 
 # the order is the order of `faultline --help`
-VERBS = ["load", "serve", "match", "lint", "new", "export", "import_", "run", "mcp", "token", "inbox"]
+VERBS = ["load", "serve", "match", "lint", "new", "export", "import_", "run", "mcp", "token", "inbox", "verify"]
 
 # shown at the end of each verb's --help, unless its module already sets an epilog
 EXAMPLES = {
@@ -33,6 +33,7 @@ EXAMPLES = {
     "import": "example: faultline import deadends canons.jsonl --db deadends.db",
     "token": "example: faultline token create --scope report --name ci",
     "inbox": "example: faultline inbox --limit 20",
+    "verify": "example: faultline verify --only peft",
 }
 
 USAGE_ERROR = 2

@@ -8,6 +8,7 @@ from app.entry import DeadEnd, Entry, Guide, Text, Workaround
 from app.rates import Rate, posterior
 from app.render.evidence import dead_end_id, dead_end_rate, fix_rate, workaround_id, workaround_rate
 from app.render.verdict import entry_verdict
+from app.verify.records import localised as localised_verification
 
 
 def _t(text: Text | None, lang: str) -> str | None:
@@ -67,7 +68,8 @@ def entry_view(e: Entry, lang: str, counts=None) -> dict[str, Any]:
         "role": e.role,
         "signatures": [
             {"name": s.name, "pattern": s.pattern, "ignore_case": s.ignore_case, "examples": s.examples,
-             "versions": s.versions, "context": s.context}
+             "versions": s.versions, "context": s.context,
+             "verification": localised_verification(s.verification, lang)}
             for s in e.signatures
         ],
         "root_cause": e.root_cause.get(lang),

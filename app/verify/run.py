@@ -1,0 +1,116 @@
+"""Verifying one signature, or every signature of the KB, against the released packages."""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from dataclasses import dataclass, field
+from typing import Optional
+
+from app.verify import choose, records
+from app.verify.claims import Claim, disagreement
+from app.verify.search import contains, message_literals
+from app.verify.sources import Releases, Unavailable
+
+MAX_ROUNDS = 12  # bisection rounds; log2 of the longest release list is well below this
+
+
+@dataclass
+class Outcome:
+    entry: str
+    signature: str
+    status: str  # "agrees", "disagrees", "not_found", "uncheckable", "no_claim", "unavailable"
+    record: Optional[dict] = None
+    detail: str = ""
+
+
+@dataclass
+class Summary:
+    outcomes: list[Outcome] = field(default_factory=list)
+    downloads: int = 0
+
+    def count(self, status: str) -> int:
+        return sum(o.status == status for o in self.outcomes)
+
+
+def _present(rel: Releases, claim: Claim, version: str, literals: list[str], lit_key: str) -> Optional[bool]:
+    key = f"{claim.source}|{claim.package}|{version}|{lit_key}"
+    if key in rel.cache.results:
+        return rel.cache.results[key]
+    try:
+        found = contains(rel.text(claim.source, claim.package, version), literals)
+    except Unavailable:
+        return None
+    rel.cache.results[key] = found
+    return found
+
+
+def verify_signature(entry_id: str, sig, old: Optional[dict], rel: Releases, today: str) -> Outcome:
+    if old and "uncheckable" in old:
+        return Outcome(entry_id, sig.name, "uncheckable", old, old["uncheckable"])
+    claim = records.claim_of(sig, old)
+    if claim is None:
+        return Outcome(entry_id, sig.name, "no_claim", None, "the versions note names no checkable package")
+    literals = message_literals(sig.pattern)
+    if not literals:
+        return Outcome(entry_id, sig.name, "no_claim", None, "the pattern has no literal text to search")
+    lit_key = hashlib.sha256("\0".join(literals).encode()).hexdigest()[:16]
+    try:
+        releases = rel.versions(claim.source, claim.package)
+    except Unavailable as exc:
+        return Outcome(entry_id, sig.name, "unavailable", old, str(exc))
+    seen: dict[str, bool] = {}
+    todo = choose.first_sample(claim, releases)
+    skipped: set[str] = set()
+    for _round in range(MAX_ROUNDS):
+        for v in todo:
+            p = _present(rel, claim, v, literals, lit_key)
+            if p is None:
+                skipped.add(v)
+            else:
+                seen[v] = p
+        live = [r for r in releases if r not in skipped]
+        todo = [v for v in choose.next_to_check(live, seen) if v not in seen]
+        if not todo:
+            break
+    rel.cache.save()
+    summ = choose.summary([r for r in releases if r not in skipped], seen)
+    rec = {"name": sig.name, "source": claim.source, "package": claim.package, "claim": claim.spec,
+           "claim_from": old.get("claim_from", "note") if old else "note"}
+    if rec["claim_from"] == "record":
+        rec.update({"lo": claim.lo, "hi": claim.hi, "below": claim.below})
+    if old and old.get("note"):
+        rec["note"] = old["note"]
+    rec.update({"literals": literals, "pattern_sha": records.pattern_sha(sig.pattern),
+                "versions": {v: seen[v] for v in releases if v in seen}, **summ,
+                "unavailable": sorted(skipped, key=releases.index), "date": today})
+    why = disagreement(claim, summ["first_present"], summ["last_present"], summ["absent_before"], summ["absent_after"])
+    if summ["first_present"] is None:
+        return Outcome(entry_id, sig.name, "not_found", rec, why or "")
+    return Outcome(entry_id, sig.name, "disagrees" if why else "agrees", rec, why or "")
+
+
+def verify_kb(kb, kb_root, rel: Releases, only: Optional[str] = None, write: bool = True,
+              progress=None) -> Summary:
+    """Verify every signature (of the entries whose id starts with ``only``) and write their records.
+
+    A signature with no checkable claim gets no record here; one that has an ``uncheckable`` reason
+    keeps it; every other record is replaced by the new observation."""
+    today = dt.date.today().isoformat()
+    summary = Summary()
+    for e in kb.entries:
+        if only and not (e.id == only or e.id.startswith(only.rstrip("/") + "/")):
+            continue
+        doc = records.load(kb_root, e.id)
+        old = records.by_name(doc)
+        new: list[dict] = []
+        for s in e.signatures:
+            o = verify_signature(e.id, s, old.get(s.name), rel, today)
+            summary.outcomes.append(o)
+            if progress:
+                progress(o)
+            if o.record is not None:
+                new.append(o.record)
+        if write and (new or doc is not None):
+            records.save(kb_root, e.id, new)
+    summary.downloads = rel.downloads
+    return summary

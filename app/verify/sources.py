@@ -1,0 +1,168 @@
+"""Where released texts come from: the package index, or a C library's source at its release tags.
+
+The package index is read through pip only: ``pip index versions NAME`` for the release list and
+``pip download --no-deps NAME==V`` for one release's wheel (any platform pip can name; an sdist when
+no wheel fits).  A downloaded file is turned into its searchable text (``search.archive_text``),
+which is kept compressed in the cache; the wheel itself is deleted at once, so the cache stays small
+and a second run downloads nothing.  A source at tags (NCCL) is read from a local git mirror of its
+repository with ``git archive``.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from app.verify.choose import finals
+from app.verify.search import archive_text
+
+RELEASES_TTL = 7 * 24 * 3600  # a release list older than this is asked for again
+PY_TRIES = ("3.10", "3.8", "3.12", "3.6")
+PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux2010_x86_64",
+             "manylinux1_x86_64", "linux_x86_64")
+
+
+class Unavailable(Exception):
+    """The release cannot be read (no file on the index this machine can fetch, or no such tag)."""
+
+
+def default_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "faultline" / "verify"
+
+
+class Cache:
+    def __init__(self, root: str | Path | None = None):
+        self.root = Path(root) if root else default_cache()
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._results_path = self.root / "results.json"
+        try:
+            self.results: dict[str, bool] = json.loads(self._results_path.read_text())
+        except (OSError, ValueError):
+            self.results = {}
+
+    def save(self) -> None:
+        tmp = self._results_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.results, sort_keys=True))
+        tmp.replace(self._results_path)
+
+    def text_path(self, source: str, package: str, version: str) -> Path:
+        return self.root / "text" / re.sub(r"[^\w.-]", "_", source) / package / f"{version}.txt.gz"
+
+    def releases_path(self, source: str, package: str) -> Path:
+        return self.root / "releases" / re.sub(r"[^\w.-]", "_", source) / f"{package}.json"
+
+
+def _pip(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pip", *args, "--disable-pip-version-check"],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def pypi_releases(package: str) -> list[str]:
+    out = _pip("index", "versions", package, timeout=120)
+    m = re.search(r"Available versions:\s*(.+)", out.stdout)
+    if out.returncode != 0 or not m:
+        raise Unavailable(f"pip index versions {package}: {(out.stderr or out.stdout).strip()[-300:]}")
+    return finals([v.strip() for v in m.group(1).split(",")])
+
+
+def pypi_download(package: str, version: str, dest: Path) -> Path:
+    """One release's file (a wheel when one can be fetched, else its sdist) into ``dest``."""
+    plats = [a for p in PLATFORMS for a in ("--platform", p)]
+    tries = [["--only-binary=:all:", "--python-version", py, "--implementation", "cp", *plats] for py in PY_TRIES]
+    tries.append(["--no-binary=:all:", "--no-build-isolation"])
+    err = ""
+    for extra in tries:
+        out = _pip("download", "--no-deps", "--no-cache-dir", "-q", f"{package}=={version}", "-d", str(dest), *extra)
+        files = [p for p in dest.iterdir() if p.is_file()]
+        if files:
+            return files[0]
+        err = (out.stderr or out.stdout).strip()[-300:]
+    raise Unavailable(f"pip download {package}=={version}: {err}")
+
+
+def git_tags(mirror: Path) -> dict[str, str]:
+    """Release version -> tag for tags named like v2.18.1-1 (the highest build number kept)."""
+    out = subprocess.run(["git", "-C", str(mirror), "tag", "-l", "v*"], capture_output=True, text=True, check=True)
+    tags: dict[str, tuple[int, str]] = {}
+    for t in out.stdout.split():
+        m = re.fullmatch(r"v(\d+\.\d+\.\d+)(?:-(\d+))?", t)
+        if m:
+            build = int(m.group(2) or 0)
+            if m.group(1) not in tags or tags[m.group(1)][0] < build:
+                tags[m.group(1)] = (build, t)
+    return {v: t for v, (_b, t) in tags.items()}
+
+
+def mirror_path(source: str) -> Path:
+    """The local mirror of ``git:<owner>/<repo>``: $FAULTLINE_MIRRORS/<owner>+<repo>[/repo]."""
+    owner_repo = source.split(":", 1)[1]
+    base = Path(os.environ.get("FAULTLINE_MIRRORS", default_cache().parent / "mirrors"))
+    p = base / owner_repo.replace("/", "+")
+    if (p / "repo").is_dir():
+        p = p / "repo"
+    if not p.is_dir():
+        raise Unavailable(f"no git mirror of {owner_repo} at {p} (git clone --mirror it there, or set FAULTLINE_MIRRORS)")
+    return p
+
+
+class Releases:
+    """Release lists and release texts of every source, through the cache."""
+
+    def __init__(self, cache: Cache, offline: bool = False):
+        self.cache = cache
+        self.offline = offline
+        self.downloads = 0
+
+    def versions(self, source: str, package: str) -> list[str]:
+        p = self.cache.releases_path(source, package)
+        try:
+            data = json.loads(p.read_text())
+            if self.offline or time.time() - data["at"] < RELEASES_TTL:
+                return data["versions"]
+        except (OSError, ValueError, KeyError):
+            if self.offline:
+                raise Unavailable(f"no cached release list for {package} (offline)")
+        if source == "pypi":
+            vs = pypi_releases(package)
+        else:
+            vs = finals(list(git_tags(mirror_path(source))))
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(json.dumps({"at": time.time(), "versions": vs}))
+        return vs
+
+    def text(self, source: str, package: str, version: str) -> str:
+        p = self.cache.text_path(source, package, version)
+        if p.exists():
+            return gzip.decompress(p.read_bytes()).decode("utf-8")
+        if self.offline:
+            raise Unavailable(f"{package} {version} is not in the cache (offline)")
+        with tempfile.TemporaryDirectory(dir=self.cache.root) as tmp:
+            tmpd = Path(tmp)
+            if source == "pypi":
+                f = pypi_download(package, version, tmpd)
+            else:
+                mirror = mirror_path(source)
+                tag = git_tags(mirror).get(version)
+                if not tag:
+                    raise Unavailable(f"{source}: no tag for {version}")
+                f = tmpd / "src.tar"
+                with f.open("wb") as fh:
+                    subprocess.run(["git", "-C", str(mirror), "archive", "--format=tar", tag],
+                                   stdout=fh, check=True)
+            self.downloads += 1
+            text = archive_text(f)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(gzip.compress(text.encode("utf-8"), 6))
+        return text
+
+
+def clear_texts(cache: Cache) -> None:
+    shutil.rmtree(cache.root / "text", ignore_errors=True)
