@@ -31,6 +31,10 @@ MESSAGES: dict[str, str] = {
     "leads_to": N_("it leads to %(entry)s, also in this log"),
     "led_from": N_("a consequence of %(entry)s, also in this log"),
     "host_oom_kill": N_("the run ended in a bare kill (signal 9); on a training host that is usually the kernel's out-of-memory killer"),
+    "exit_code_signal": N_("%(wrapper)s reports that the child process ended with %(exit)s; this entry is what "
+                           "usually ends a training process with that signal"),
+    "exit_code_signal_wrapper": N_("%(wrapper)s reports that the child process ended with %(exit)s: a signal, "
+                                   "not an exception of the child"),
 }
 
 FINDINGS: dict[str, str] = {
