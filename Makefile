@@ -10,7 +10,7 @@ DB ?= faultline.db
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test setup load lint i18n-extract i18n-update i18n-compile bench bench-write constraints clean
+.PHONY: run test setup load lint verify i18n-extract i18n-update i18n-compile bench bench-write constraints clean
 
 $(BIN)/python:
 	@$(PY) -c '$(PYCHECK)' 2>/dev/null || { echo "Faultline needs Python 3.10 or newer, but $(PY) is" \
@@ -44,6 +44,11 @@ test: setup
 
 lint: setup
 	$(BIN)/faultline lint
+
+# downloads the released packages each signature names (pip download; a warm cache downloads nothing)
+# and rewrites kb/verification/; NCCL texts need a git mirror of NVIDIA/nccl under FAULTLINE_MIRRORS
+verify: setup
+	$(BIN)/faultline verify --quiet
 
 # Translations of the web pages (gettext catalogs under app/i18n/locales).
 i18n-extract: $(STAMP)
