@@ -103,7 +103,7 @@ def report_view(row: ReportRow, entry, lang: str, repeat: bool, counts) -> dict[
     out = OutcomeOut(
         id=row.id, entry=row.entry_id, target_id=row.target_key, worked=row.worked,
         environment=json.loads(row.environment) if row.environment else None, note=row.note,
-        created=iso(row.created), repeat=repeat,
+        created=iso(row.created), repeat=repeat, retried=row.retried, retry_worked=row.retry_worked,
         rate=rate.as_dict(lang) if rate else None, fix_rate=fix_rate(entry, counts).as_dict(lang),
         **{kind: row.target_index},
     )
@@ -140,7 +140,7 @@ async def post_outcome(request: Request, domain: str = PathParam(examples=["pyto
         try:
             row, created = await run_in_threadpool(
                 store.add_report, token.id, entry.id, kind, key, index, body.worked, body.environment, body.note,
-                reports_per_minute())
+                reports_per_minute(), body.retried, body.retry_worked)
         except RateLimited as exc:
             return JSONResponse(_body(429, "rate_limited", f"more than {reports_per_minute()} reports a minute from "
                                       f"this token; retry after {exc.retry_after} s", retry_after=exc.retry_after),

@@ -103,6 +103,8 @@ def entry_view(e: Entry, lang: str, counts=None) -> dict[str, Any]:
         "related": e.related,
         "guides": [{"id": g, "url": f"/guides/{g}"} for g in e.guides],
         **entry_verdict(e, lang),
+        # outcome reports on a transient failure: how many reporters reran it as is, and for how many that worked
+        "retry_reports": {"retried": counts.retried, "worked": counts.retry_worked} if counts is not None else None,
     }
 
 

@@ -15,7 +15,7 @@ def _exactly_one_target(schema: dict) -> None:
         prop = schema["properties"][name]
         prop["anyOf"] = [{"type": "integer", "minimum": 1}, {"type": "string", "minLength": 1, "maxLength": 100}]
         prop.pop("default", None)
-    for name in ("environment", "note"):
+    for name in ("environment", "note", "retried", "retry_worked"):
         prop = schema["properties"][name]
         prop["anyOf"] = [x for x in prop.get("anyOf", []) if x.get("type") != "null"] or prop.get("anyOf")
         prop.pop("default", None)
@@ -34,12 +34,15 @@ class OutcomeIn(BaseModel):
     environment: Optional[Union[dict[str, str], str]] = Field(
         None, description="versions, as in /match: a dict like {'torch': '2.3.1'} or pasted pip freeze text")
     note: Optional[str] = Field(None, max_length=NOTE_MAX_BYTES, description="free text, at most 2 KiB (UTF-8)")
+    retried: Optional[StrictBool] = Field(
+        None, description="the failure was first rerun as is (its verdict said transient)")
+    retry_worked: Optional[StrictBool] = Field(None, description="with retried: whether that rerun as is succeeded")
 
     @model_validator(mode="before")
     @classmethod
     def _no_nulls(cls, data):
         if isinstance(data, dict):
-            for k in ("workaround", "dead_end", "environment", "note"):
+            for k in ("workaround", "dead_end", "environment", "note", "retried", "retry_worked"):
                 if k in data and data[k] is None:
                     raise ValueError(f"'{k}' cannot be null: leave it out instead")
             for k in ("workaround", "dead_end"):
@@ -73,6 +76,8 @@ class OutcomeIn(BaseModel):
         ref = self.workaround if self.workaround is not None else self.dead_end
         if isinstance(ref, int) and ref < 1:
             raise ValueError("a workaround or dead end index starts at 1")
+        if self.retry_worked is not None and self.retried is not True:
+            raise ValueError("'retry_worked' says how a rerun went: give it with 'retried': true")
         return self
 
 
@@ -97,6 +102,8 @@ class OutcomeOut(BaseModel):
     environment: Optional[Union[dict[str, str], str]] = None
     note: Optional[str] = None
     created: str
+    retried: Optional[bool] = Field(None, description="the failure was first rerun as is")
+    retry_worked: Optional[bool] = Field(None, description="whether that rerun as is succeeded")
     repeat: bool = Field(description="true when this is an earlier report of the same token, entry and target (24 h)")
     rate: RateOut = Field(description="the target's rate with every report so far")
     fix_rate: RateOut = Field(description="the entry's fix rate with every report so far")

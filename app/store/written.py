@@ -56,6 +56,8 @@ class ReportRow(SQLModel, table=True):
     environment: Optional[str] = None  # JSON, as given
     note: Optional[str] = None
     created: float
+    retried: Optional[bool] = None  # the reporter reran the failed job as is first (a transient failure)
+    retry_worked: Optional[bool] = None  # and that rerun succeeded
 
 
 class InboxRow(SQLModel, table=True):
@@ -83,6 +85,8 @@ class Counts:
     targets: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     fixed: int = 0  # reporters for whom some workaround worked
     not_fixed: int = 0  # reporters for whom none did
+    retried: int = 0  # reporters who reran the failure as is first (its verdict: transient)
+    retry_worked: int = 0  # of them, those for whom that rerun worked
 
     def of(self, kind: str, key: str) -> tuple[int, int]:
         s, f = self.targets.get((kind, key), (0, 0))
@@ -169,7 +173,8 @@ class WrittenStore:
     # --- outcome reports ----------------------------------------------------------------------
 
     def add_report(self, token_id: int, entry_id: str, kind: str, key: str, index: int, worked: bool,
-                   environment: Any = None, note: str | None = None, per_minute: int = 30) -> tuple[ReportRow, bool]:
+                   environment: Any = None, note: str | None = None, per_minute: int = 30,
+                   retried: bool | None = None, retry_worked: bool | None = None) -> tuple[ReportRow, bool]:
         """Store a report; (row, created).  A repeat within 24 h returns the earlier row, not a new one.
 
         One transaction: the token's row is updated first (a write lock on SQLite, a row lock on
@@ -194,7 +199,7 @@ class WrittenStore:
                 s.commit()  # the request still counts towards the rate
                 return earlier, False
             row = ReportRow(token_id=token_id, entry_id=entry_id, target_kind=kind, target_key=key, target_index=index,
-                            worked=worked, note=note, created=now,
+                            worked=worked, note=note, created=now, retried=retried, retry_worked=retry_worked,
                             environment=None if environment is None else json.dumps(environment, ensure_ascii=False))
             s.add(row)
             s.commit()  # the id was fetched by the insert; nothing is expired on commit
@@ -204,9 +209,11 @@ class WrittenStore:
         """Report counts per entry (all entries when ``entry_ids`` is None), in one grouped query."""
         out: dict[str, Counts] = {}
         fixed: dict[tuple[str, int], bool] = {}  # (entry, reporter) -> did some workaround work for them
+        retries: dict[tuple[str, int], bool] = {}  # (entry, reporter who retried as is) -> did a retry work
         q = select(ReportRow.entry_id, ReportRow.target_kind, ReportRow.target_key, ReportRow.worked,
-                   ReportRow.token_id, func.count()).group_by(
-            ReportRow.entry_id, ReportRow.target_kind, ReportRow.target_key, ReportRow.worked, ReportRow.token_id)
+                   ReportRow.token_id, ReportRow.retried, ReportRow.retry_worked, func.count()).group_by(
+            ReportRow.entry_id, ReportRow.target_kind, ReportRow.target_key, ReportRow.worked, ReportRow.token_id,
+            ReportRow.retried, ReportRow.retry_worked)
         if entry_ids is not None:
             q = q.where(ReportRow.entry_id.in_(entry_ids))
         try:
@@ -216,8 +223,10 @@ class WrittenStore:
             if not self.has_tables():  # a database made before reports existed has none to count
                 return {}
             raise
-        for eid, kind, key, worked, tok, n in rows:
+        for eid, kind, key, worked, tok, retried, retry_worked, n in rows:
             c = out.setdefault(eid, Counts())
+            if retried:
+                retries[(eid, tok)] = retries.get((eid, tok), False) or bool(retry_worked)
             pair = c.targets.setdefault((kind, key), [0, 0])
             pair[0 if worked else 1] += n
             if kind == "workaround":
@@ -227,6 +236,9 @@ class WrittenStore:
                 out[eid].fixed += 1
             else:
                 out[eid].not_fixed += 1
+        for (eid, _tok), ok in retries.items():
+            out[eid].retried += 1
+            out[eid].retry_worked += int(ok)
         return out
 
     def counts_for(self, entry_id: str) -> Counts:
