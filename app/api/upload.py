@@ -30,7 +30,7 @@ MULTIPART_OVERHEAD = 1 << 20  # part headers and boundaries, on top of the files
 FIELD_BYTES = 1 << 20  # a form field that is not a file (the environment, a pasted text)
 
 
-def _in_memory(limit: int) -> type[MultiPartParser]:
+def in_memory_parser(limit: int) -> type[MultiPartParser]:
     class InMemory(MultiPartParser):  # files up to the body limit stay in memory: never spooled to disk
         spool_max_size = limit + MULTIPART_OVERHEAD
     return InMemory
@@ -40,7 +40,7 @@ async def _form(request: Request, body: bytes, lim: Limits):
     async def stream():
         yield body
 
-    parser = _in_memory(len(body))(request.headers, stream(), max_files=lim.max_files, max_fields=20,
+    parser = in_memory_parser(len(body))(request.headers, stream(), max_files=lim.max_files, max_fields=20,
                                    max_part_size=FIELD_BYTES)
     try:
         return await parser.parse()
