@@ -6,7 +6,7 @@ from typing import Any
 
 from app.render.labels import pct
 from app.render.text import rate_label, rates_estimated
-from app.render.verdict import verdict_lines
+from app.render.verdict import verdict_line
 
 _L = {
     "en": {
@@ -59,7 +59,8 @@ def diagnosis(res: dict[str, Any], *, returncode: int, signal: int | None, lines
     if rc.get("line"):
         rank = f" ({L['rank']} {rc['rank']})" if rc.get("rank") is not None else ""
         out.append(f"  {L['first']}{rank}: {_one_line(rc['line'])}")
-    out += [f"  {_one_line(line)}" for line in verdict_lines(res.get("verdict"), lang)]
+    if (verdict := verdict_line(res.get("verdict"), lang)) is not None:
+        out.append(f"  {verdict}")
     if not matches:
         if rc.get("line"):
             out.append(f"  {L['no_entry']}")

@@ -65,3 +65,12 @@ def verdict_lines(v: dict[str, Any] | None, lang: str) -> list[str]:
     conf = L["confidence"].lower() if lang == "en" else L["confidence"]
     out.append(f"{source}{comma}{conf} {pct(v['confidence'])}")
     return out
+
+
+def verdict_line(v: dict[str, Any] | None, lang: str) -> str | None:
+    """The verdict in one line (`faultline run`'s short diagnosis): who must act, and whether to retry."""
+    if not v:
+        return None
+    L = LABELS.get(lang, LABELS["en"])
+    colon, sep = ("：", "；") if lang == "zh" else (": ", " · ")
+    return f"{L['blame']}{colon}{v['blame']['label']}{sep}{L['retry']}{colon}{v['retry']['label']}"
