@@ -7,7 +7,8 @@ and labelled by reading, blind to the matcher: bench/blind/reports/NNN.log and m
 On the top answer only:
   right first   the top answer is `expected` or in `fair`, over the reports that have an `expected` entry;
   wrong first   a top answer that is neither `expected` nor `fair`, over all reports (any answer on a
-                `null` report counts, unless that report names it as `fair`);
+                `null` report counts, unless that report names it as `fair`); an answer with an entry
+                added to the KB after the labels (LABELLED_AT) is counted apart, as unlabelled;
   silent        no answer at all, over all reports.
 
 To score an older checkout ("before"), run this file with that checkout first on the path and its KB:
@@ -28,6 +29,19 @@ except ImportError:  # run as a file from another checkout's root
 
 REPO = Path(__file__).resolve().parent.parent
 BASE = REPO / "bench" / "blind"
+LABELLED_AT = "76375d3"  # the KB the labels were written against: an entry added later has no label yet
+
+
+def labelled_ids(rev: str = LABELLED_AT) -> set[str] | None:
+    """The entry ids of the KB at the labelling commit (None when git or the commit is not at hand)."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "-C", str(REPO), "ls-tree", "-r", "--name-only", rev, "kb/entries"],
+                             capture_output=True, text=True, timeout=30, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {p[len("kb/entries/"):-len(".yaml")] for p in out.split() if p.endswith(".yaml")} or None
 
 
 def read_set(base: Path) -> list[tuple[str, dict, str]]:
@@ -36,12 +50,15 @@ def read_set(base: Path) -> list[tuple[str, dict, str]]:
     return [(name, meta, decode((base / "reports" / name).read_bytes())) for name, meta in manifest.items()]
 
 
-def verdict(top: str | None, expected: str | None, fair: list[str]) -> str:
-    """right / wrong / silent for one report (a null report answered with a fair id is `fair`)."""
+def verdict(top: str | None, expected: str | None, fair: list[str], labelled: set[str] | None = None) -> str:
+    """right / wrong / silent for one report (a null report answered with a fair id is `fair`; an answer
+    with an entry the labels could not know, added after them, is `unlabelled`)."""
     if top is None:
         return "silent"
     if top == expected or top in fair:
         return "right" if expected else "fair"
+    if labelled is not None and top not in labelled:
+        return "unlabelled"
     return "wrong"
 
 
@@ -53,6 +70,7 @@ def score_set(base: Path, kb: Path) -> list[dict]:
     entries = load_kb(str(kb), lenient=True).entries
     index = MatchIndex.build(entries)
     known = {e.id for e in entries}
+    labelled = labelled_ids()
     rows = []
     for name, meta, text in read_set(base):
         res = match_text(index, text, limit=5)
@@ -64,7 +82,7 @@ def score_set(base: Path, kb: Path) -> list[dict]:
             "top": top["id"] if top else None,
             "confidence": top["confidence"] if top else None,
             "matches": [(m["id"], m["confidence"]) for m in res["matches"]],
-            "verdict": verdict(top["id"] if top else None, expected, fair),
+            "verdict": verdict(top["id"] if top else None, expected, fair, labelled),
         })
     return rows
 
@@ -82,9 +100,12 @@ def summary(rows: list[dict]) -> dict:
         "right_first_held_n": sum(r["verdict"] == "right" for r in held),
         "wrong_first_all": _ratio(sum(r["verdict"] == "wrong" for r in rows), len(rows)),
         "wrong_first_n": sum(r["verdict"] == "wrong" for r in rows),
+        "wrong_or_unlabelled_all": _ratio(sum(r["verdict"] in ("wrong", "unlabelled") for r in rows), len(rows)),
         "silent_all": _ratio(sum(r["verdict"] == "silent" for r in rows), len(rows)),
         "silent_held": _ratio(sum(r["verdict"] == "silent" for r in held), len(held)),
         "null_answered_fair": sum(r["verdict"] == "fair" for r in rows),
+        "unlabelled_n": sum(r["verdict"] == "unlabelled" for r in rows),
+        "unlabelled": sorted({r["top"] for r in rows if r["verdict"] == "unlabelled"}),
         "expected_missing_from_kb": sum(1 for r in held if not r["expected_in_kb"]),
         "wrong": [r["log"] for r in rows if r["verdict"] == "wrong"],
         "missed": [r["log"] for r in held if r["verdict"] != "right"],
@@ -106,6 +127,10 @@ def print_summary(s: dict) -> None:
     print(f"wrong first (all)      {s['wrong_first_all']}  ({s['wrong_first_n']}/{s['reports']})")
     print(f"silent (all)           {s['silent_all']}  (held: {s['silent_held']})")
     print(f"null answered fairly   {s['null_answered_fair']}")
+    if s["unlabelled_n"]:
+        print(f"answered with an entry added after the labels ({LABELLED_AT}): {s['unlabelled_n']} "
+              f"({', '.join(s['unlabelled'])}); label them to score them")
+        print(f"wrong first, counting those as wrong: {s['wrong_or_unlabelled_all']}")
 
 
 def main(argv: list[str] | None = None) -> int:

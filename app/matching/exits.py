@@ -17,6 +17,9 @@ signatures recognise torchrun's own line for that signal ("Signal 7 (SIGBUS) rec
 and the KB's ``leads_to`` from them to the wrapper entries keeps them above the wrapper.  A signal no
 entry explains, or a code that is no signal, leaves the wrapper alone.
 
+A container's status alone ("Reason: OOMKilled", "Exit Code: 137" in kubectl describe) is not read:
+it names no training process (a sidecar's kill reads the same).
+
 Every pattern is RE2 (linear time), tried only on lines that hold its literal.
 """
 from __future__ import annotations
@@ -93,7 +96,6 @@ _FORMS: tuple[tuple[str, str, object], ...] = tuple(
         ("slurm", "srun: error:", r"^srun: error: \S+: tasks? [\d,-]+: Exited with exit code " + _CODE),
         ("slurm", "srun: error:",
          r"^srun: error: \S+: tasks? [\d,-]+: (Killed|Bus error|Segmentation fault|Aborted)\b"),
-        ("kubernetes", "exit code:", r"^Exit Code:\s+" + _CODE + r"\s*$"),
         ("ide", "process finished with exit code", r"Process finished with exit code " + _CODE),
         ("process", "exit", r"(?i)\b(?:exit(?:ed)?|terminated) with (?:exit )?(?:code|status)[ :=]{0,3}" + _CODE + r"\b"),
     )
@@ -123,18 +125,23 @@ def read_exit(text: str, tail: bool = False) -> ChildExit | None:
     for wrapper, literal, pattern in _FORMS:
         if literal in low and (m := pattern.search(text)):
             return _exit_from(wrapper, m.group(1))
-    if tail and len(text) <= 400 and (m := _SHELL.search(text.strip())):
+    if tail and len(text) <= 400 and any(w in low for w in _WORDS) and (m := _SHELL.search(text.strip())):
         return ChildExit("shell", None, _WORDS[(m.group(1) or m.group(2)).lower()])
     return None
+
+
+def _candidate(text: str) -> bool:
+    """Whether a line can hold one of the forms (every form's literal holds one of these, in any case)."""
+    return "xit" in text or "XIT" in text or "Signals." in text or "srun: " in text
 
 
 def child_exits(parsed: ParsedLog) -> list[tuple[Line, ChildExit]]:
     """Every line of the log that reports a child's exit, with what it reports."""
     lines = [ln for ln in parsed.lines if ln.text and ln.kind not in ("frame", "code", "cppframe")]
-    tail = {ln.no for ln in lines[-TAIL_LINES:]}
+    first_tail = len(lines) - TAIL_LINES
     out = []
-    for ln in lines:
-        if (ex := read_exit(ln.text, ln.no in tail)) is not None:
+    for i, ln in enumerate(lines):
+        if (i >= first_tail or _candidate(ln.text)) and (ex := read_exit(ln.text, i >= first_tail)) is not None:
             out.append((ln, ex))
     return out
 
