@@ -266,3 +266,20 @@ def test_signals_table_agrees_with_this_platform():
         assert signal_of(-n)[0] == name == signal.Signals(n).name
     if sys.platform.startswith("linux"):
         assert signal_of(-int(signal.SIGBUS))[0] == "SIGBUS" and os.name == "posix"
+
+
+def test_ray_memory_monitor_kill_is_the_host_oom_kill(index):
+    log = """\
+Traceback (most recent call last):
+  File "/home/u/rl/train.py", line 152, in <module>
+    for obs, env_id in ray.get(step_retval):
+  File "/opt/conda/lib/python3.10/site-packages/ray/_private/worker.py", line 2523, in get
+    raise value
+ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.
+Memory on the node (IP: 10.0.0.7, ID: fc2befb2) where the task (actor ID: f9cc340f, name=Rollout.__init__, pid=4331, memory used=2.22GB) was running was 59.49GB / 62.58GB (0.950744), which exceeds the memory usage threshold of 0.95.
+"""
+    assert top(match_text(index, log)) == HOST_OOM
+    raylet = ("(raylet) [2025-12-07 09:57:19,206 E 393463 393463] (raylet) node_manager.cc:3277: 2 Workers (tasks / actors) "
+              "killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: 8289f87b, IP: 172.24.0.226) "
+              "over the last time period.\n")
+    assert top(match_text(index, raylet)) == HOST_OOM
