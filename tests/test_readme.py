@@ -112,6 +112,8 @@ def present(token: str, real: str) -> bool:
 def served(tmp_path_factory):
     work = tmp_path_factory.mktemp("readme")
     (work / "kb").symlink_to(KB)
+    (work / "tests").mkdir()
+    (work / "tests" / "data").symlink_to(REPO / "tests" / "data")  # the saved runs the README matches
     setup = re.search(r"`(cp kb/examples/\S+ train\.log)`", README.read_text())
     assert setup, "the README says where to get a train.log"
     subprocess.run(setup.group(1), shell=True, cwd=work, check=True)

@@ -164,6 +164,7 @@ def torchrun_rank2() -> None:
         p = _torchrun(tmp, _TORCHRUN_RANK2, 4, ["--redirects", "3", "--tee", "3"])
         out = p.communicate(timeout=180)[0].decode("utf-8", "replace")
         _save(tmp / "logs", "torchrun-4ranks-rank2-first", tmp, out)
+    archive("torchrun-4ranks-rank2-first")
 
 
 def errorfile_only() -> None:
@@ -219,10 +220,32 @@ def hang_pyspy() -> None:
         _save(tmp / "logs", "hang-4ranks-pyspy", tmp)
 
 
+def archive(name: str) -> Path:
+    """tests/data/logsets/<name>.tar.gz: the saved folder as one archive (sorted, no owners, no times)."""
+    import gzip
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:
+        for f in sorted(p for p in (OUT / name).rglob("*") if p.is_file()):
+            info = tarfile.TarInfo(f"{name}/{f.relative_to(OUT / name).as_posix()}")
+            data = f.read_bytes()
+            info.size, info.mode = len(data), 0o644
+            tf.addfile(info, io.BytesIO(data))
+    dest = OUT / f"{name}.tar.gz"
+    dest.write_bytes(gzip.compress(buf.getvalue(), mtime=0))
+    print(f"  wrote {dest.relative_to(REPO)}")
+    return dest
+
+
 RUNS = {"torchrun-4ranks-rank2-first": torchrun_rank2, "spawn-3ranks-rank1-first": spawn_rank1,
         "errorfile-only-2ranks": errorfile_only, "hang-4ranks-pyspy": hang_pyspy}
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--archive-only"]:  # the archive of the saved folder, without running the job again
+        archive("torchrun-4ranks-rank2-first")
+        sys.exit(0)
     for name in sys.argv[1:] or RUNS:
         print(f"[{name}]")
         RUNS[name]()
