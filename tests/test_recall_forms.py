@@ -243,3 +243,112 @@ def test_torchrun_first_failure_with_a_traceback_of_its_own_is_unchanged(index):
         "installed a driver from http://www.nvidia.com/Download/index.aspx\n")
     res = match_text(index, text)
     assert top(res) == "pytorch/found-no-nvidia-driver" and res["root_cause"]["rank"] == 1
+
+
+# -- other wordings of the same low-level error ---------------------------------------------------
+
+@pytest.mark.parametrize("text,expected", [
+    # legacy THC wording of old torch, and the THCudaCheck line printed before it
+    ("RuntimeError: cuda runtime error (710) : device-side assert triggered at "
+     "/opt/conda/conda-bld/pytorch_1623448278899/work/aten/src/THC/generic/THCTensorMath.cu:29",
+     "pytorch/cuda-device-side-assert"),
+    ("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCCachingHostAllocator.cpp line=278 error=700 : "
+     "an illegal memory access was encountered", "pytorch/cuda-illegal-memory-access"),
+    # the CUDA runtime's text raised through other frameworks
+    ("OSError: (External) CUDA error(719), unspecified launch failure.\n  [Hint: 'cudaErrorLaunchFailure'. An exception "
+     "occurred on the device while executing a kernel.] (at /paddle/paddle/phi/backends/gpu/cuda/cuda_info.cc:259)",
+     "pytorch/cuda-unspecified-launch-failure"),
+    ("xgboost.core.XGBoostError: [17:54:06] /src/tree/updater_gpu_hist.cu:521: GPU plugin exception: "
+     "/src/tree/updater_gpu_hist.cu(673): an illegal memory access was encountered", "pytorch/cuda-illegal-memory-access"),
+    ("2021-08-05 11:50:49.209319: E tensorflow/stream_executor/cuda/cuda_event.cc:29] Error polling for event status: "
+     "failed to query event: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered",
+     "pytorch/cuda-illegal-memory-access"),
+    ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime executable: run time error: custom call "
+     "'xla.gpu.func.launch' failed: Failed to launch CUDA kernel: fusion_1560 with block dimensions: 160x1x1 and grid "
+     "dimensions: 1x1x1: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered.",
+     "pytorch/cuda-illegal-memory-access"),
+    ("RuntimeError: transform: failed to synchronize: cudaErrorAssert: device-side assert triggered",
+     "pytorch/cuda-device-side-assert"),
+    # NCCL watchdog and c10d socket lines of other torch versions
+    ("[rank0]:[E1206 18:44:16.994932383 ProcessGroupNCCL.cpp:1709] [PG 1 Rank 0] Timeout at NCCL work: 7753, "
+     "last enqueued NCCL work: 7755, last completed NCCL work: 7752.", "pytorch/nccl-timeout-allreduce"),
+    ("[rank1]:[E1002 18:16:40.662691402 ProcessGroupNCCL.cpp:756] [Rank 1] Work WorkNCCL(SeqNum=2521, OpType=ALLREDUCE, "
+     "NumelIn=160672064, NumelOut=160672064, Timeout(ms)=600000) timed out in blocking wait.",
+     "pytorch/nccl-timeout-allreduce"),
+    ("[W socket.cpp:697] [c10d] The client socket has failed to connect to [::ffff:10.0.3.17]:47389 "
+     "(errno: 110 - Connection timed out).\n"
+     "[E socket.cpp:753] [c10d] The client socket has failed to connect to any network address of (node-0, 47389).",
+     "pytorch/tcpstore-connect-timeout"),
+])
+def test_other_wordings_of_the_same_error(index, text, expected):
+    assert top(match_text(index, text)) == expected
+
+
+def test_the_runtime_text_inside_a_sentence_that_is_not_an_error_report_of_it(index):
+    """The CUDA text is the key; words around it are context.  Other words that only sound alike are not."""
+    assert match_text(index, "the kernel reported an illegal memory access error earlier today")["matches"] == []
+    assert match_text(index, "launch failure: the job was not scheduled (unspecified reason)")["matches"] == []
+
+
+# Python <= 3.9 prints no class name for a TypeError raised while binding a call's arguments
+PY39_KWARG = """\
+Traceback (most recent call last):
+  File "/root/autodl-tmp/ChineseErrorCorrector/llm/train/train_lora.py", line 174, in train_model
+    training_args = TrainingArguments(
+TypeError: __init__() got an unexpected keyword argument 'evaluation_strategy'
+"""
+
+
+def test_unqualified_init_kwarg_of_a_library_class(index):
+    res = match_text(index, PY39_KWARG)
+    assert top(res) == "transformers/training-arguments-renamed"  # the entry of that class and argument
+    assert res["root_cause"]["exception"] == "TypeError"
+    other = PY39_KWARG.replace("training_args = TrainingArguments(", "accelerator = Accelerator(log_with='tensorboard',")
+    assert top(match_text(index, other.replace("'evaluation_strategy'", "'logging_dir'"))) == \
+        "ml/version-skew-unexpected-kwarg"
+
+
+def test_unqualified_init_kwarg_of_the_users_own_class_gets_no_entry(index):
+    own = PY39_KWARG.replace("training_args = TrainingArguments(", "model = MyNet(hidden=256, dropuot=0.1)")
+    own = own.replace("'evaluation_strategy'", "'dropuot'")
+    assert match_text(index, own)["matches"] == []
+    # nor a call through a variable (getattr(module, name)(**kwargs)): the class is unknown
+    dyn = PY39_KWARG.replace("training_args = TrainingArguments(", "return getattr(module, name)(*args, **kwargs)")
+    assert match_text(index, dyn)["matches"] == []
+
+
+# -- short and partial pastes ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,expected", [
+    ("an illegal memory access was encountered in optimizer.step() with ZeRO-2", "pytorch/cuda-illegal-memory-access"),
+    ("RuntimeError: CUDA error: device-side assert trigg", "pytorch/cuda-device-side-assert"),  # cut mid-word
+    ("I keep getting CUDA error: device-side assert triggered when training, any idea?", "pytorch/cuda-device-side-assert"),
+    ("Watchdog caught collective operation timeout", "pytorch/nccl-timeout-allreduce"),  # a title
+    ("torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of",
+     "pytorch/tcpstore-connect-timeout"),  # another exception type around the same cut message
+])
+def test_short_and_partial_pastes(index, text, expected):
+    assert top(match_text(index, text)) == expected
+
+
+def test_a_title_fragment_answers_at_a_lower_confidence_and_says_so(index):
+    res = match_text(index, "IndexKernel.cu:92")
+    m = res["matches"][0]
+    assert m["id"] == "pytorch/cuda-device-side-assert"
+    assert m["confidence"] <= 0.55
+    assert m["why"][0]["params"]["sig"] == "short-paste"
+    # another line number of the same kernel file (another torch version) is the same fragment
+    assert top(match_text(index, "IndexKernel.cu:93")) == "pytorch/cuda-device-side-assert"
+
+
+def test_the_watchdog_line_that_says_failed_or_timed_out_names_no_entry_alone(index):
+    """torch prints it after a timeout and after an NCCL error alike: alone it says neither."""
+    assert match_text(index, "[E ProcessGroupNCCL.cpp:475] Some NCCL operations have failed or timed out. Due to the "
+                             "asynchronous nature of CUDA kernels, subsequent GPU operations might run on "
+                             "corrupted/incomplete data.")["matches"] == []
+
+
+def test_short_fragments_that_name_nothing_specific_get_no_answer(index):
+    for text in ("CUDA error", "Assertion failed", "RuntimeError: something went wrong in my loss", "train.py:12",
+                 "main.cpp:40", "loss is nan"):
+        assert match_text(index, text)["matches"] == [], text

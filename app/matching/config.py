@@ -24,7 +24,8 @@ class RankConfig:
     similar_cutoff: float = 0.25  # word-similarity fallback when nothing matched
     truncated_weight: float = 0.8  # specificity per character of a pasted line found inside an entry's text
     context_bonus: float = 0.0  # the best signature needs context words (a framework, a config) and the log has them
-    killed_confidence: float = 0.55  # a bare "Killed" / exit -9 ending a training log: host OOM, less certain
+    killed_confidence: float = 0.55
+    short_paste_confidence: float = 0.55  # a title fragment or one phrase found in exactly one entry's text  # a bare "Killed" / exit -9 ending a training log: host OOM, less certain
     # logistic calibration of confidence over rank.calibration_features (empty: confidence = signature strength)
     calibration: tuple[float, ...] = ()
 

@@ -33,7 +33,7 @@ from app.entry import Entry
 from app.matching.budget import spent
 from app.matching.literals import anchor, required_literals, specificity
 from app.matching.logparse import Line, ParsedLog, parse_log
-from app.matching.mask import mask_light, tokens
+from app.matching.mask import mask_light, source_files, tokens
 
 MIN_SPECIFICITY = 14  # letters/digits a signature must insist on (lint)
 MAX_ANCHOR = 16  # any substring of a required literal is itself required: keep anchors short
@@ -211,7 +211,7 @@ class MatchIndex:
         docs: list[set[str]] = []
         df: dict[str, int] = {}
         for eid, text in texts:
-            toks = set(tokens(text))
+            toks = set(tokens(text)) | source_files(text)  # a kernel's file name is a word of its own
             self._ids.append(eid)
             self._masked.append(mask_light(text).lower())
             docs.append(toks)
@@ -242,8 +242,10 @@ class MatchIndex:
         out = [(eid, round(s, 3)) for s, eid in ranked if not exclude or eid not in exclude]
         return out[:limit]
 
-    def containing(self, line: str, limit: int = 20) -> list[str]:
-        """Entries whose message text contains this (masked) line: a truncated paste of a known message."""
+    def containing(self, line: str, limit: int = 20, whole: bool = False) -> list[str]:
+        """Entries whose message text contains this (masked) line: a truncated paste of a known message.
+        ``whole``: only where the text does not go on before it with a name ("X.__init__() ..." does not
+        contain a bare "__init__() ..." as a whole)."""
         needle = mask_light(line).lower().strip()
         toks = [t for t in set(tokens(line)) if t in self.idf]
         if len(needle) < 30 or len(toks) < 4:
@@ -254,8 +256,21 @@ class MatchIndex:
             cand &= set(arr)
             if not cand:
                 return []
-        out = [self._ids[k] for k in sorted(cand) if needle in self._masked[k]]
+        out = [self._ids[k] for k in sorted(cand) if (_whole_in if whole else str.__contains__)(self._masked[k], needle)]
         return out[:limit]
+
+    def containing_rare(self, line: str, min_chars: int = 12, max_df: int = 2) -> str | None:
+        """The one entry whose message text contains this short (masked) fragment, when the fragment has a
+        word few entries use ("IndexKernel.cu:92", a title's key words); None when none or several do."""
+        needle = mask_light(line).lower().strip()
+        toks = [t for t in set(tokens(line)) | source_files(line) if t in self.idf]
+        if len(needle) < min_chars or not toks:
+            return None
+        lists = sorted((self.postings[t] for t in toks), key=len)
+        if len(lists[0]) > max_df:
+            return None
+        found = [k for k in lists[0] if needle in self._masked[k]]
+        return self._ids[found[0]] if len(found) == 1 else None
 
     # -- exact side: literal prefilter, then RE2 ---------------------------
     def hits(self, parsed: ParsedLog) -> list[Hit]:
@@ -320,6 +335,15 @@ class MatchIndex:
 
     def parse(self, text: str) -> ParsedLog:
         return parse_log(text)
+
+
+def _whole_in(text: str, needle: str) -> bool:
+    i = text.find(needle)
+    while i >= 0:
+        if i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "._"):
+            return True
+        i = text.find(needle, i + 1)
+    return False
 
 
 def _rejoined_messages(lines: list[Line]) -> list[Line]:

@@ -166,9 +166,15 @@ def _unwrap(raw_lines: list[str]) -> list[str]:
 def _records_of_one_width(raw_lines: list[str], width: int) -> bool:
     """Lines of one width that are each a record of their own (a logger's fixed format: the line after
     one of them starts with a timestamp or a rank prefix again), not the pieces of a wrapped line."""
-    after = [raw_lines[k + 1] for k in range(len(raw_lines) - 1) if len(raw_lines[k]) == width][:200]
-    starts = sum(1 for r in after if r[:1] in _PREFIX_START and _is_record_prefix(r))
-    return starts * 2 > len(after)
+    pairs = [(raw_lines[k], raw_lines[k + 1]) for k in range(len(raw_lines) - 1) if len(raw_lines[k]) == width][:200]
+    starts = sum(1 for r, nxt in pairs if (nxt[:1] in _PREFIX_START and _is_record_prefix(nxt)) or _same_tag(r, nxt))
+    return starts * 2 > len(pairs)
+
+
+def _same_tag(line: str, nxt: str) -> bool:
+    """The next line starts with this line's first word (a host or job tag, a date): a record of its own."""
+    tag = line.split(" ", 1)[0]
+    return len(tag) >= 3 and nxt.startswith(tag + " ")
 
 
 def _is_record_prefix(raw: str) -> bool:

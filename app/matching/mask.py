@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+import re2
+
 _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "<uuid>"),
     (re.compile(r"https?://\S+"), "<url>"),
@@ -30,10 +32,24 @@ _STOP = frozenset(
 
 
 _LIGHT = _RULES[:7] + [(re.compile(r"\d{3,}"), "<n>")]
+# a compiled library's source location ("../aten/src/ATen/native/cuda/IndexKernel.cu:92"): the file names the
+# kernel, its directory and line vary between builds and versions; RE2, as it runs on pasted text
+_SOURCE_LOCATION = re2.compile(r"(?:[A-Za-z]:)?(?:[\w.+@~-]*[/\\])*(\w+\.(?:cu|cuh|cpp|cc|cxx|hpp|h)):\d+\b")
+_SOURCE_FILE = re2.compile(r"(\w+\.(?:cu|cuh|cpp|cc|cxx|hpp|h)):\d+\b")
+_SOURCE_SUFFIXES = (".cu:", ".cuh:", ".cpp:", ".cc:", ".cxx:", ".hpp:", ".h:")
+
+
+def source_files(text: str) -> set[str]:
+    """The file stems of compiled source locations in a text ("indexkernel" for ".../IndexKernel.cu:92")."""
+    if not any(s in text for s in _SOURCE_SUFFIXES):
+        return set()
+    return {m.split(".", 1)[0].lower() for m in _SOURCE_FILE.findall(text)}
 
 
 def mask_light(text: str) -> str:
     """Like mask(), but short numbers stay: exit codes, signals and errnos tell errors apart."""
+    if any(s in text for s in _SOURCE_SUFFIXES):
+        text = _SOURCE_LOCATION.sub(r"<src>\1:<n>", text)
     for rx, repl in _LIGHT:
         text = rx.sub(repl, text)
     return text

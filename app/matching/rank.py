@@ -22,6 +22,7 @@ from app.matching.exits import SIG_NAME as EXIT_SIGNAL, exit_reason, exit_signal
 from app.matching.findings import detect, rank_in_text
 from app.matching.index import Hit, MatchIndex, SigSpec
 from app.matching.logparse import Line, ParsedLog, PyException, parse_log
+from app.matching.tracebacks import exception_line
 from app.matching.result import (
     BenignLine,
     EntryMatch,
@@ -49,10 +50,45 @@ def confidence_for(specificity: int, cfg: RankConfig = DEFAULT) -> float:
 
 def find_hits(index: MatchIndex, parsed: ParsedLog, cfg: RankConfig = DEFAULT) -> list[Hit]:
     hits = index.hits(parsed)
+    hits += qualified_hits(index, parsed, {(h.sig.entry_id, h.line.no) for h in hits})
     known = {h.line.block if h.line.block is not None else h.line.no for h in hits}  # exceptions a signature knows
     hits += truncated_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg, known)
     hits += bare_kill_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg)
     return hits + exit_signal_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg)  # exits.py
+
+
+# Python < 3.10 names no class in a TypeError raised while binding a call's arguments
+# ("TypeError: __init__() got an unexpected keyword argument 'no_cuda'"); the call is on the source
+# line of the last frame, printed right above the exception line
+_UNQUALIFIED_KWARG = re2.compile(r"^__init__\(\) got an unexpected keyword argument '(\w+)'$")
+_CALLEE = re2.compile(r"\b([A-Z]\w*)\(")
+
+
+def qualified_hits(index: MatchIndex, parsed: ParsedLog, seen: set[tuple[str, int]]) -> list[Hit]:
+    """An unqualified ``__init__() got an unexpected keyword argument`` qualified with the class the
+    failing source line calls, then matched as Python >= 3.10 would have printed it.  A class no entry
+    names (the user's own) matches nothing."""
+    excs = [e for e in parsed.exceptions if e.type == "TypeError" and e.message.startswith("__init__() got")]
+    if not excs:
+        return []
+    pos = {id(ln): i for i, ln in enumerate(parsed.lines)}
+    out: list[Hit] = []
+    for e in excs:
+        km = _UNQUALIFIED_KWARG.match(e.message)
+        i = pos.get(id(e.line))
+        if km is None or i is None:
+            continue
+        code = next((ln for ln in reversed(parsed.lines[max(0, i - 2):i]) if ln.kind == "code" and ln.rank == e.line.rank),
+                    None)
+        cm = _CALLEE.search(code.text) if code is not None else None
+        if cm is None:
+            continue
+        probe = f"TypeError: {cm.group(1)}.__init__() got an unexpected keyword argument '{km.group(1)}'"
+        for h in index.hits(parse_log(probe)):
+            if (h.sig.entry_id, e.line.no) not in seen:
+                seen.add((h.sig.entry_id, e.line.no))
+                out.append(Hit(h.sig, e.line))
+    return out
 
 
 # A run that ends in a bare "Killed" (the shell's report of SIGKILL) or a launcher's exit code -9 / 137
@@ -91,20 +127,39 @@ def truncated_hits(index: MatchIndex, parsed: ParsedLog, already: set[str], cfg:
         cands = texts if len(texts) <= 3 else []
     out: list[Hit] = []
     haystack: str | None = None
+    short = len(cands) <= SHORT_PASTE_LINES and len([x for x in parsed.lines if x.text]) <= SHORT_PASTE_LINES
     for ln in cands[-5:]:
-        for eid in index.containing(ln.text):
-            if eid in already:
-                continue
-            contexts = index.contexts.get(eid, [])
-            if contexts and all(contexts):  # every wording needs context words: so does a cut paste of one
-                if haystack is None:
-                    haystack = "\n".join(x.text for x in parsed.lines).lower()
-                if not any(c in haystack for ctx in contexts for c in ctx):
+        found = False
+        for k, needle in enumerate(_needles(ln.text)):
+            eids = index.containing(needle, whole=k > 0)
+            name, spec = "truncated-text", int(sum(ch.isalnum() for ch in needle[:200]) * cfg.truncated_weight)
+            if not eids and short and not found:  # a title fragment or one quoted phrase
+                eid = index.containing_rare(needle)
+                eids = [eid] if eid else []
+                name, spec = "short-paste", int(-math.log(1 - cfg.short_paste_confidence) * cfg.spec_scale) + 1
+            for eid in eids:
+                if eid in already:
                     continue
-            spec = int(sum(ch.isalnum() for ch in ln.text[:200]) * cfg.truncated_weight)
-            out.append(Hit(SigSpec(eid, "truncated-text", "", True, None, (), spec), ln))
-            already.add(eid)
+                contexts = index.contexts.get(eid, [])
+                if contexts and all(contexts):  # every wording needs context words: so does a cut paste of one
+                    if haystack is None:
+                        haystack = "\n".join(x.text for x in parsed.lines).lower()
+                    if not any(c in haystack for ctx in contexts for c in ctx):
+                        continue
+                out.append(Hit(SigSpec(eid, name, "", True, None, (), spec), ln))
+                already.add(eid)
+                found = True
     return out
+
+
+SHORT_PASTE_LINES = 2  # a paste this short (a title, one quoted line) may name its entry by a fragment
+
+
+def _needles(text: str) -> list[str]:
+    """A line, and, for an exception line, its message alone: the wrapping type ("DistNetworkError: ")
+    may differ from the one the entry's text shows."""
+    exc = exception_line(text)
+    return [text, exc[1]] if exc and exc[1] and exc[1] != text else [text]
 
 
 def split_unknown_root(root: Line | None, root_is_cause: bool,
@@ -203,7 +258,7 @@ def calibration_features(m: EntryMatch, position: int, root_is_cause: bool) -> l
     s = min(max(m.strength, 0.01), 0.995)
     return [1.0, math.log(s / (1 - s)), float(m.on_root), float(m.on_root and root_is_cause), float(position == 0),
             float(m.role == "symptom"), float(m.role == "wrapper"), float(m.applies is False),
-            float(m.best.sig.name in ("bare-kill", "truncated-text", EXIT_SIGNAL))]
+            float(m.best.sig.name in ("bare-kill", "truncated-text", "short-paste", EXIT_SIGNAL))]
 
 
 def calibrate(ranked: list[EntryMatch], root_is_cause: bool, cfg: RankConfig = DEFAULT) -> None:
@@ -213,6 +268,8 @@ def calibrate(ranked: list[EntryMatch], root_is_cause: bool, cfg: RankConfig = D
     for pos, m in enumerate(ranked):
         z = sum(w * x for w, x in zip(cfg.calibration, calibration_features(m, pos, root_is_cause)))
         m.confidence = round(1 / (1 + math.exp(-max(-30.0, min(30.0, z)))), 3)
+        if m.best.sig.name == "short-paste":  # no held-out set has such pastes yet: never above its prior
+            m.confidence = min(m.confidence, cfg.short_paste_confidence)
 
 
 def rank_entries(by_entry: dict[str, EntryMatch]) -> list[EntryMatch]:

@@ -25,7 +25,8 @@ _SYMPTOM = re2.compile(
     r"KeyboardInterrupt"
 )
 # A warning, not an error: Python warnings, logging's WARNING level, glog's W lines.
-_WARNING = re2.compile(r"(?:^|[^\w])(?:[A-Z]\w*Warning:|WARNING\b)|(?:^|\]:)\[?W\d{4} |^\[W ")  # "[rank1]:[W1130 ..." too
+# "[rank1]:[W1130 ..." and "node-b | [W1201 ..." too
+_WARNING = re2.compile(r"(?:^|[^\w])(?:[A-Z]\w*Warning:|WARNING\b)|(?:^|\]:|\| )\[?W\d{4} |^\[W ")
 _PACKAGE = re2.compile(r"(?:site|dist)-packages[/\\]+([A-Za-z0-9_][A-Za-z0-9_.-]*)")
 
 RoleOf = Callable[[str], str]
@@ -171,8 +172,10 @@ def choose_root(parsed: ParsedLog, hits: list[Hit], role_of: RoleOf, leads_of: L
     if silent is not None:
         return silent
     causes = [i for i in found if i.cause]
-    # with no cause in the log, the first observed failure (a symptom) is still the best lead
-    pool = causes or found
+    # with no cause in the log, the first observed failure (a symptom) is still the best lead; nor is a
+    # warning a failure: when every cause is a warning, the errors of the log come first
+    errors = [i for i in found if not i.warning]
+    pool = (errors if causes and errors and all(i.warning for i in causes) else causes) or found
     if not pool:
         return None
     pool = _not_led_to(pool, found, leads_of)
