@@ -66,7 +66,8 @@ def build_server(client: ClientFactory) -> MCPServer:
         """Find the known errors in a traceback or multi-rank training log (paste it as printed).
 
         Returns the first failure (line and rank), the matching entries best first with their top fixes
-        (success rates) and the dead ends to avoid. `environment`: versions as {"torch": "2.3.1"} or pasted
+        (success rates) and the dead ends to avoid, and a verdict: who must act (`blame`) and whether to
+        rerun as is (`retry`: transient) or only after a fix. `environment`: versions as {"torch": "2.3.1"} or pasted
         `pip freeze` / `python -m torch.utils.collect_env` text. `lang`: en or zh. `files`: several logs of
         one job instead (each rank's stderr, torchelastic error files, one log per host), each with its path:
         one answer, the first failing rank across them, and the file and line of the first failure."""
