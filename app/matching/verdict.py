@@ -15,6 +15,7 @@ from typing import Callable
 import re2
 
 from app.entry import Entry
+from app.matching.exits import read_exit
 from app.matching.result import MatchResult, Origin, Reason, RootCause, Verdict
 
 # How sure a derived verdict is: a traceback's own frames say more than one line does.
@@ -65,31 +66,20 @@ _BY_SIGNAL: dict[str, tuple[str, str]] = {
     "SIGFPE": ("library_version", "after_change"),
     "SIGBUS": ("environment", "after_change"),  # shared memory (/dev/shm) too small, a file truncated under mmap
 }
-_SIGNAL_NUMBERS = {9: "SIGKILL", 15: "SIGTERM", 1: "SIGHUP", 11: "SIGSEGV", 6: "SIGABRT", 4: "SIGILL",
-                   8: "SIGFPE", 7: "SIGBUS"}
-_SIGNAL_NAME = re2.compile(r"\b(SIG(?:KILL|TERM|HUP|SEGV|ABRT|ILL|FPE|BUS))\b")
-_SIGNAL_WORDS = re2.compile(
-    r"(?i)^(?:.*: )?(Killed|Segmentation fault|Bus error|Aborted|Illegal instruction|Floating point exception)"
-    r"(?: \(core dumped\))?(?::? \d+)?\s*$")
-_WORDS_TO_SIGNAL = {"killed": "SIGKILL", "segmentation fault": "SIGSEGV", "bus error": "SIGBUS",
-                    "aborted": "SIGABRT", "illegal instruction": "SIGILL", "floating point exception": "SIGFPE"}
-_EXIT_CODE = re2.compile(
-    r"(?i)(?:exit(?:ed)?(?: with)? (?:code|status)|exitcode|return ?code)[\s:=]{0,6}(-\d+|1[3-5]\d)\b")
+_SIGNAL_NAME = re2.compile(r"\b(SIG(?:KILL|TERM|HUP|SEGV|ABRT|ILL|FPE|BUS))\b")  # "Signal 9 (SIGKILL) received"
 _HARDWARE = re2.compile(r"(?i)NVRM: Xid|\bXid \d+|fallen off the bus|uncorrectable ECC|row remapping failure")
 
 EntryLookup = Callable[[str], Entry]
 
 
 def signal_in(text: str) -> str | None:
-    """The signal a log line says ended a process (its name), if it says one."""
-    if m := _SIGNAL_NAME.search(text):
-        return m.group(1)
-    if m := _SIGNAL_WORDS.search(text.strip()):
-        return _WORDS_TO_SIGNAL[m.group(1).lower()]
-    if m := _EXIT_CODE.search(text):
-        n = int(m.group(1))
-        return _SIGNAL_NUMBERS.get(-n if n < 0 else n - 128)
-    return None
+    """The signal a log line says ended a process (its name): a launcher's or a shell's report of the
+    child's exit (app/matching/exits.py), or a line that names the signal."""
+    ex = read_exit(text, tail=True)
+    if ex is not None and ex.signal:
+        return ex.signal
+    m = _SIGNAL_NAME.search(text)
+    return m.group(1) if m else None
 
 
 def _short(exc: str | None) -> str | None:
@@ -132,7 +122,7 @@ def derive(rc: RootCause) -> Verdict | None:
         return Verdict("hardware", "transient", "derived", CONF_HARDWARE, origin="hardware",
                        blame_reason=Reason("hardware_report"), retry_reason=Reason("derived_hardware_transient"))
     sig = signal_in(rc.line)
-    return _by_signal(sig) if sig is not None else None
+    return _by_signal(sig) if sig in _BY_SIGNAL else None
 
 
 def _confidence(res: MatchResult, entry_id: str) -> float:
