@@ -1,9 +1,9 @@
 """The version range a signature's ``versions`` note claims, as data.
 
 The note is free text ("transformers>=4.37 (AutoConfig.from_pretrained)", "accelerate ~0.15-1.16",
-"trl 0.7.11-0.27.x", "datasets 2.16 to about 4.6").  The first package it names that the package
-index (or a release-tagged source) can show, and the range written right after that name, are the
-claim.  A bound is kept at the precision it was written: "4.31" is any 4.31.x, "4.3x" any of
+"trl 0.7.11-0.27.x", "datasets 2.16 to about 4.6").  The first package it names with a range
+written right after the name ("4.37", ">=4.37", "0.15-1.16", "1.9+") is the claim; a note that
+names packages but no range claims every release of the first one named.  A bound is kept at the precision it was written: "4.31" is any 4.31.x, "4.3x" any of
 4.30-4.39, "5.x" any 5.*.
 """
 from __future__ import annotations
@@ -44,7 +44,7 @@ _CLAIM = re.compile(
     rf"(?<![\w.-])(?P<pkg>{_NAME})(?![\w-])"
     rf"(?:\s*(?P<op>>=|<=|==|<|>)\s*(?P<v>{_VER})(?:\s*,\s*(?P<op2><=|<)\s*(?P<v2>{_VER}))?"
     rf"|\s+(?:~|about\s+|approximately\s+)?(?P<a>{_VER})\s*(?:-|–|to(?:\s+about)?)\s*~?(?P<b>{_VER})(?![\w.])"
-    rf"|\s+~?(?P<one>{_VER})(?![\w.]))?",
+    rf"|\s+~?(?P<one>{_VER})(?P<plus>\+)?(?![\w.]))?",
     re.IGNORECASE,
 )
 
@@ -93,9 +93,11 @@ def parse_claim(note: Optional[str]) -> Optional[Claim]:
     """The claim of a ``versions`` note, or None when it names no package whose releases we can read."""
     if not note:
         return None
-    m = _CLAIM.search(note)
-    if not m:
+    found = list(_CLAIM.finditer(note))
+    if not found:
         return None
+    # the first mention that comes with a range ("... NCCL version x' (NCCL<2.18)"), else the first one
+    m = next((x for x in found if x.group("op") or x.group("a") or x.group("one")), found[0])
     source, package = PACKAGES[m.group("pkg").lower()]
     op, v = m.group("op"), m.group("v")
     try:
@@ -118,7 +120,7 @@ def parse_claim(note: Optional[str]) -> Optional[Claim]:
         if m.group("a"):
             return Claim(source, package, lo=m.group("a"), hi=m.group("b"))
         if m.group("one"):
-            return Claim(source, package, lo=m.group("one"), hi=m.group("one"))
+            return Claim(source, package, lo=m.group("one"), hi=None if m.group("plus") else m.group("one"))
     except (InvalidVersion, ValueError):
         return None
     return Claim(source, package)

@@ -24,7 +24,7 @@ MIN_RUN = 6  # shortest printable run kept from a binary
 _PREFIX = re.compile(r"^\s*(?:\[rank\d*\]:\s*)?(?:[\w.]*(?:error|exception|warning|exit|interrupt)\w*:\s*)+")
 _JOIN = re.compile(r"""(?<!\\)["']\s*\\?\s*\n\s*(?:[rbfu]{1,2})?["']""", re.IGNORECASE)
 _ADJ = re.compile(r"""(?<!\\)["'][ \t]+(?:[rbfu]{1,2})?["']""", re.IGNORECASE)
-_REPR = re.compile(r"""[<>'"]""")
+_REPR = re.compile(r"""[<>'"\[\]{}]""")
 _PRINTABLE = re.compile(rb"[\x20-\x7e\t]{%d,}" % MIN_RUN)
 
 
@@ -33,7 +33,7 @@ def message_literals(pattern: str) -> list[str]:
     at least 4 letters or digits each."""
     out = []
     for lit in required_literals(pattern):
-        # a quote or angle bracket is often a value's repr ("<class '...'>", "'qwen3'"), not source text
+        # quotes and brackets are often a value's repr ("<class '...'>", "['id', 'text']"), not source text
         for frag in _REPR.split(_PREFIX.sub("", lit)):
             if sum(ch.isalnum() for ch in frag) >= 4 and frag not in out:
                 out.append(frag)
