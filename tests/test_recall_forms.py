@@ -349,6 +349,6 @@ def test_the_watchdog_line_that_says_failed_or_timed_out_names_no_entry_alone(in
 
 
 def test_short_fragments_that_name_nothing_specific_get_no_answer(index):
-    for text in ("CUDA error", "Assertion failed", "RuntimeError: something went wrong in my loss", "train.py:12",
+    for text in ("CUDA error", "Assertion failed", "RuntimeError: something went wrong in my loss", "train.py:12", "TimeoutError",
                  "main.cpp:40", "loss is nan"):
         assert match_text(index, text)["matches"] == [], text

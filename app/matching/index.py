@@ -263,8 +263,9 @@ class MatchIndex:
         """The one entry whose message text contains this short (masked) fragment, when the fragment has a
         word few entries use ("IndexKernel.cu:92", a title's key words); None when none or several do."""
         needle = mask_light(line).lower().strip()
-        toks = [t for t in set(tokens(line)) | source_files(line) if t in self.idf]
-        if len(needle) < min_chars or not toks:
+        files = source_files(line)
+        toks = [t for t in set(tokens(line)) | files if t in self.idf]
+        if len(needle) < min_chars or not toks or (len(toks) < 2 and not files):  # one word is not a fragment
             return None
         lists = sorted((self.postings[t] for t in toks), key=len)
         if len(lists[0]) > max_df:
