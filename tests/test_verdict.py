@@ -176,6 +176,8 @@ def test_entry_json_carries_blame_and_retry(client):
     e = client.get(f"/errors/{OOM_ID}", headers={"Accept": "application/json"}, params={"lang": "zh"}).json()
     assert e["blame"]["kind"] == doc["blame"]["kind"] and e["retry"]["kind"] == doc["retry"]["kind"]
     assert e["retry"]["reason"] == doc["retry"]["reason"]["zh"].replace("\n", "")
+    md = client.get(f"/errors/{OOM_ID}.md?lang=zh").text  # the Markdown export says it too
+    assert f"- **是否重试:** {e['retry']['label']} — {e['retry']['reason']}" in md
 
 
 # ----------------------------------------------------------------------------- pages

@@ -32,6 +32,8 @@ def entry_markdown(e: Entry, lang: str, counts=None) -> str:
     out.append("|---|---|---|---|")
     out.append(f"| {rate_text(v['fix_rate_evidence'], lang)} | {pct(v['confidence'])} | {v['evidence_count']} "
                f"| {v['first_seen']} |")
+    said = [f"- **{L[k]}:** {v[k]['label']} — {v[k]['reason']}" for k in ("blame", "retry") if v.get(k)]
+    out += [""] + said if said else []
     out += ["", f"## {L['error']}", "", _fence(v["error_text"]), "", f"## {L['signatures']}", ""]
     for s in v["signatures"]:
         note = f" ({s['versions']})" if s["versions"] else ""
