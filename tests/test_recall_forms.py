@@ -352,3 +352,20 @@ def test_short_fragments_that_name_nothing_specific_get_no_answer(index):
     for text in ("CUDA error", "Assertion failed", "RuntimeError: something went wrong in my loss", "train.py:12", "TimeoutError",
                  "main.cpp:40", "loss is nan"):
         assert match_text(index, text)["matches"] == [], text
+
+
+def test_no_line_of_a_negative_log_pasted_alone_gets_a_short_paste_answer(index):
+    """The fragment tier, calibrated on the negatives: each line of every negative log, pasted alone."""
+    repo = KB.parent
+    files = sorted((KB / "examples" / "negative").rglob("*.log"))
+    for name in ("holdout", "holdout2", "holdout3"):
+        files += sorted((repo / "bench" / name / "negative").rglob("*.log"))
+    assert len(files) >= 50
+    fired = []
+    for f in files:
+        for line in f.read_text(errors="replace").splitlines():
+            if line.strip():
+                res = match_text(index, line)
+                if res["matches"] and res["matches"][0]["why"][0]["params"].get("sig") == "short-paste":
+                    fired.append((f.name, line[:80]))
+    assert fired == []
