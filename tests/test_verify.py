@@ -307,3 +307,15 @@ def test_the_record_is_shown_in_the_json_and_on_the_page(kb_copy, tmp_path):
         assert "Message checked in transformers 4.37.0\u20135.25.0 (3 releases searched on 2026-12-04)" in en
         zh = c.get(f"/errors/{ENTRY}?lang=zh", headers={"Accept": "text/html"}).text
         assert "已在 transformers 4.37.0\u20135.25.0 中核对过这条消息" in zh and "测试用的理由" in zh
+
+
+def test_a_release_that_cannot_be_fetched_is_stood_in_for_by_the_next(tmp_path):
+    versions = ["1.0.0", "1.1.0", "1.2.0", "1.3.0"]
+    cache = seeded_cache(tmp_path, "demo", {"1.1.0", "1.2.0", "1.3.0"}, versions)
+    cache.text_path("pypi", "demo", "1.0.0").unlink()  # as if its wheel could not be downloaded
+    rel = Releases(cache, offline=True)
+    sig = Signature(name="arch", pattern=PATTERN, examples=["x"], versions="demo (all)")
+    old = {"name": "arch", "claim_from": "record", "source": "pypi", "package": "demo", "lo": None, "hi": None,
+           "below": None}
+    r = verify_signature("t/x", sig, old, rel, "2026-12-04").record
+    assert r["first_present"] == "1.1.0" and r["unavailable"] == ["1.0.0"]

@@ -61,15 +61,22 @@ def verify_signature(entry_id: str, sig, old: Optional[dict], rel: Releases, tod
     seen: dict[str, bool] = {}
     todo = choose.first_sample(claim, releases)
     skipped: set[str] = set()
-    for _round in range(MAX_ROUNDS):
+    for _round in range(MAX_ROUNDS * 2):
+        newly_skipped = []
         for v in todo:
             p = _present(rel, claim, v, literals, lit_key)
             if p is None:
                 skipped.add(v)
+                newly_skipped.append(v)
             else:
                 seen[v] = p
         live = [r for r in releases if r not in skipped]
         todo = [v for v in choose.next_to_check(live, seen) if v not in seen]
+        # a release that cannot be fetched is stood in for by the next newer one not yet tried
+        for v in newly_skipped:
+            later = [r for r in releases[releases.index(v) + 1:] if r not in skipped and r not in seen]
+            if later and later[0] not in todo:
+                todo.append(later[0])
         if not todo:
             break
     rel.cache.save()

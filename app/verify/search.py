@@ -21,7 +21,7 @@ BINARY_SUFFIXES = (".so", ".dylib", ".dll", ".pyd")
 MAX_MEMBER = 400 * 1024 * 1024  # a shared object larger than this is read no further
 MIN_RUN = 6  # shortest printable run kept from a binary
 # "RuntimeError: ", "torch.AcceleratorError: ", "[rank0]: ": printed around the message, not part of its text
-_PREFIX = re.compile(r"^\s*(?:\[rank\d*\]:\s*)?(?:[\w.]*(?:error|exception|warning|exit|interrupt)\w*:\s*)+")
+_PREFIX = re.compile(r"^\s*(?:\[rank\d*\]:\s*)?(?:[\w.]*(?:error|exception|warning|exit|interrupt|invalid)\w*:\s*)+")
 _JOIN = re.compile(r"""(?<!\\)["']\s*\\?\s*\n\s*(?:[rbfu]{1,2})?["']""", re.IGNORECASE)
 _ADJ = re.compile(r"""(?<!\\)["'][ \t]+(?:[rbfu]{1,2})?["']""", re.IGNORECASE)
 _REPR = re.compile(r"""[<>'"\[\]{}]""")
