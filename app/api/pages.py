@@ -113,7 +113,7 @@ async def results(request: Request) -> Response:
                           _("The form can send at most %(limit)s. Paste the part of the log around the first "
                             "error (the first traceback of every rank), or trim repeated lines.", limit="1 MiB"))
     text = await _field_text(fields.get("text"))
-    upload = await _field_text(fields.get("logfile"))
+    upload = uploads[0][1].decode("utf-8", errors="replace") if uploads else ""  # read once, above
     if not text.strip() and upload.strip():
         text = upload
     env_text = await _field_text(fields.get("environment"))
