@@ -346,7 +346,8 @@ def summarise(parsed: ParsedLog) -> LogSummary:
         ranks=parsed.ranks,
         exceptions=len(parsed.exceptions),
         truncated=parsed.truncated,
-        failed_ranks=[dict(f.__dict__) for f in parsed.failed_ranks],
+        # the record's parsed Line stays inside the matcher: the summary is plain data (it is served as JSON)
+        failed_ranks=[{k: v for k, v in f.__dict__.items() if k != "line"} for f in parsed.failed_ranks],
         dropped=dropped,
         encoding=getattr(parsed, "encoding", None),
     )
