@@ -220,7 +220,7 @@ def test_windows_access_violation_stays_the_wrapper_and_says_so(index):
     log = ("subprocess.CalledProcessError: Command '['C:\\\\kohya\\\\venv\\\\Scripts\\\\python.exe', "
            "'./sd-scripts/train_network.py', '--config_file', 'cfg.toml']' returned non-zero exit status 3221225477.\n")
     res = match_text(index, log)
-    explain = explaining_entries(index, "SIGSEGV")
+    explain = explaining_entries(index, "SIGSEGV", 3221225477)  # the KB's entry for the status, else for SIGSEGV
     assert top(res) == (explain[0] if explain else WRAPPER)
     wrapper = next(m for m in res["matches"] if m["id"] == WRAPPER)
     assert {"code": "exit_code_signal_wrapper", "params": {"wrapper": "subprocess", "exit": "3221225477=STATUS_ACCESS_VIOLATION"}} \
@@ -254,6 +254,14 @@ subprocess.CalledProcessError: Command '['/usr/bin/python', 'train.py']' returne
 """
     res = match_text(index, log)
     assert top(res) != HOST_OOM and HOST_OOM not in [m["id"] for m in res["matches"]]
+
+
+def test_a_windows_status_leads_to_the_kbs_entry_for_that_status(index):
+    # the signed and the unsigned forms of 0xC0000005 look for the same entries
+    assert explaining_entries(index, "SIGSEGV", 3221225477) == explaining_entries(index, "SIGSEGV", -1073741819)
+    status_only = explaining_entries(index, None, 3221225477)
+    if status_only:  # an entry knows the status itself: it comes before the POSIX signal's entries
+        assert explaining_entries(index, "SIGSEGV", 3221225477)[0] == status_only[0]
 
 
 def test_the_probe_lines_exist_for_kill(index):

@@ -151,13 +151,27 @@ def _probe(signal: str) -> str:
     return f"traceback : Signal {_NUMBERS[signal]} ({signal}) received by PID 1"
 
 
-def explaining_entries(index: MatchIndex, signal: str) -> list[str]:
-    """The entries (role cause) the KB says explain a child ended by ``signal``, best first."""
-    if signal not in _NUMBERS:
-        return []
-    found = [h.sig for h in index.hits(parse_log(_probe(signal)))]
+def _status_probe(code: int) -> str:
+    """How Windows tools print a process's NTSTATUS exit (signed, then hex): what the KB's Windows
+    crash entries recognise."""
+    unsigned = code & 0xFFFFFFFF
+    return f"Process finished with exit code {unsigned - (1 << 32)} (0x{unsigned:08X})"
+
+
+def _cause_entries(index: MatchIndex, probe: str) -> list[str]:
+    found = [h.sig for h in index.hits(parse_log(probe))]
     found = [s for s in found if index.roles.get(s.entry_id, "cause") == "cause"]
     return list(dict.fromkeys(s.entry_id for s in sorted(found, key=lambda s: -s.specificity)))
+
+
+def explaining_entries(index: MatchIndex, signal: str | None, status_code: int | None = None) -> list[str]:
+    """The entries (role cause) the KB says explain a child ended by ``signal`` (or, on Windows, by the
+    NTSTATUS ``status_code``: the entries for that status first, else those for its POSIX signal), best first."""
+    if status_code is not None and (found := _cause_entries(index, _status_probe(status_code))):
+        return found
+    if signal not in _NUMBERS:
+        return []
+    return _cause_entries(index, _probe(signal))
 
 
 def exit_signal_hits(index: MatchIndex, parsed: ParsedLog, already: set[str],
@@ -166,13 +180,14 @@ def exit_signal_hits(index: MatchIndex, parsed: ParsedLog, already: set[str],
     Entries already matched by their own signatures are not added again."""
     spec = int(-math.log(1 - cfg.killed_confidence) * cfg.spec_scale) + 1
     out: list[Hit] = []
-    cache: dict[str, list[str]] = {}
+    cache: dict[tuple, list[str]] = {}
     for ln, ex in child_exits(parsed):
-        if ex.signal is None:
+        if ex.signal is None and ex.status is None:
             continue
-        if ex.signal not in cache:
-            cache[ex.signal] = explaining_entries(index, ex.signal)
-        for eid in cache[ex.signal]:
+        key = (ex.signal, ex.code if ex.status else None)
+        if key not in cache:
+            cache[key] = explaining_entries(index, *key)
+        for eid in cache[key]:
             if eid not in already:
                 already.add(eid)
                 out.append(Hit(SigSpec(eid, SIG_NAME, "", True, None, (), spec), ln))
