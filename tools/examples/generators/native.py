@@ -3,12 +3,13 @@
 A process killed by SIGSEGV, SIGBUS or SIGABRT prints no Python traceback; what a log shows is the
 shell's one-line report ("Segmentation fault (core dumped)"), faulthandler's dump when it is on
 (``python -X faulthandler``), libstdc++'s "terminate called after throwing ..." and torchrun's
-summary.  Every crash here is real: ``ctypes.string_at(0)`` reads address 0 (SIGSEGV); a numpy
-memmap whose file is truncated under it is read past the new end (SIGBUS, as when a dataset file on
+summary.  Every crash here is real: ud2 run from an executable page (SIGILL, as a wheel built
+for a newer CPU's instructions); ``ctypes.string_at(0)`` reads address 0 (SIGSEGV); a
+file mapped with mmap and truncated under it is read past the new end (SIGBUS, as when a dataset file on
 a shared filesystem is rewritten while training reads it); a small C++ library called through ctypes
 lets an exception escape (std::terminate, then SIGABRT).
 
-Needs torch (CPU build), numpy, bash and g++.  The shell line comes from a non-interactive bash
+Needs torch (CPU build), bash and g++.  The shell line comes from a non-interactive bash
 (``bash -c``), with core dumps allowed in the temporary folder, so it reads "(core dumped)" as on
 most workstations.
 """
@@ -101,6 +102,20 @@ lib.load_shard(which)
 '''
 
 
+TRAIN_SIGILL = r'''
+import ctypes, mmap
+import torch
+
+print("torch", torch.__version__, flush=True)
+# stands for a wheel built for a newer CPU (AVX/AVX2/AVX-512) than this one: the first such
+# instruction traps.  Here the instruction is ud2, which every x86-64 CPU refuses.
+buf = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+buf.write(b"\x0f\x0b")
+fn = ctypes.CFUNCTYPE(None)(ctypes.addressof(ctypes.c_char.from_buffer(buf)))
+print("calling the optimised kernel", flush=True)
+fn()
+'''
+
 RUN_SH = """\
 # run.sh: the job script a scheduler or a notebook cell starts
 ulimit -c unlimited
@@ -151,6 +166,11 @@ def generate() -> None:
     run_shell(bus, "truncated-mmap-faulthandler", {"train.py": TRAIN_SIGBUS},
               "python -X faulthandler train.py")
     run_script(bus, "truncated-mmap-torchrun", TRAIN_SIGBUS, torchrun={"nproc_per_node": 1})
+
+    ill = "native/illegal-instruction"
+    run_shell(ill, "ud2-shell", {"train.py": TRAIN_SIGILL, "run.sh": RUN_SH}, "bash run.sh")
+    run_shell(ill, "ud2-faulthandler", {"train.py": TRAIN_SIGILL}, "python -X faulthandler train.py")
+    run_script(ill, "ud2-torchrun", TRAIN_SIGILL, torchrun={"nproc_per_node": 1})
 
     ab = "native/cpp-terminate-abort"
     build = "g++ -shared -fPIC -O1 -o libshard.so shard.cpp && "
