@@ -155,6 +155,10 @@ def test_a_signal_from_the_os_gets_a_verdict_with_its_origin(client):
 def test_nothing_to_go_on_gives_no_verdict(client):
     res = post(client, "epoch 3 finished\nall good here, nothing failed\n")
     assert res["root_cause"] is None and res["verdict"] is None
+    # stopped by the user: raised in the user's code, but nobody's fault there
+    res = post(client, traceback(("/home/ana/proj/train.py", 40, "<module>", "main(cfg)"),
+                                 ("/home/ana/proj/train.py", 22, "main", "time.sleep(1)"), last="KeyboardInterrupt"))
+    assert res["verdict"] is None
 
 
 def test_openapi_declares_the_verdict(client):

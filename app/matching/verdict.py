@@ -100,7 +100,7 @@ def derive(rc: RootCause) -> Verdict | None:
         params = {"exception": exc, **(_params(o) if o else {})}
         return Verdict(blame, retry, "derived", CONF_EXCEPTION_TYPE, origin="exception",
                        blame_reason=Reason("exception_type", params), retry_reason=Reason(f"derived_{retry}"))
-    if o is not None:
+    if o is not None and rc.is_cause:  # where a consequence (a timeout, Ctrl-C) was raised says nothing
         params = _params(o)
         if o.package is None and o.in_user_code:
             return Verdict("user_code", "after_change", "derived", CONF_USER_CODE, origin="user_code",
