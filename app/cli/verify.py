@@ -14,7 +14,7 @@ def register(sub) -> None:
                     "`faultline lint` then refuses a range that disagrees with its record.",
         epilog="examples:\n  faultline verify --only transformers/unrecognized-model-type\n"
                "  faultline verify --offline     (the cache only: no downloads)")
-    p.add_argument("--only", default=None, help="an entry id, or a domain (e.g. peft)")
+    p.add_argument("--only", action="append", default=None, help="an entry id, or a domain (e.g. peft); repeatable")
     p.add_argument("--cache", default=None,
                    help="cache folder (default: $XDG_CACHE_HOME/faultline/verify or ~/.cache/faultline/verify)")
     p.add_argument("--offline", action="store_true", help="use the cache only; releases not in it are skipped")

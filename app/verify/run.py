@@ -96,16 +96,17 @@ def verify_signature(entry_id: str, sig, old: Optional[dict], rel: Releases, tod
     return Outcome(entry_id, sig.name, "disagrees" if why else "agrees", rec, why or "")
 
 
-def verify_kb(kb, kb_root, rel: Releases, only: Optional[str] = None, write: bool = True,
+def verify_kb(kb, kb_root, rel: Releases, only=None, write: bool = True,
               progress=None) -> Summary:
-    """Verify every signature (of the entries whose id starts with ``only``) and write their records.
+    """Verify every signature (of the entries named by ``only``: ids or domains) and write their records.
 
     A signature with no checkable claim gets no record here; one that has an ``uncheckable`` reason
     keeps it; every other record is replaced by the new observation."""
     today = dt.date.today().isoformat()
     summary = Summary()
+    wanted = [only] if isinstance(only, str) else list(only or [])
     for e in kb.entries:
-        if only and not (e.id == only or e.id.startswith(only.rstrip("/") + "/")):
+        if wanted and not any(e.id == w or e.id.startswith(w.rstrip("/") + "/") for w in wanted):
             continue
         doc = records.load(kb_root, e.id)
         old = records.by_name(doc)
