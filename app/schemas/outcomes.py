@@ -9,7 +9,8 @@ NOTE_MAX_BYTES = 2048
 
 
 def _exactly_one_target(schema: dict) -> None:
-    """The schema says what the validators check: exactly one target, an index from 1, never null."""
+    """The schema says what the validators check: exactly one target, an index from 1, never null,
+    retry_worked only with retried true."""
     schema["oneOf"] = [{"required": ["workaround"]}, {"required": ["dead_end"]}]
     for name in ("workaround", "dead_end"):
         prop = schema["properties"][name]
@@ -19,6 +20,9 @@ def _exactly_one_target(schema: dict) -> None:
         prop = schema["properties"][name]
         prop["anyOf"] = [x for x in prop.get("anyOf", []) if x.get("type") != "null"] or prop.get("anyOf")
         prop.pop("default", None)
+    # how a rerun went is said only of a rerun: retry_worked needs "retried": true
+    schema["if"] = {"required": ["retry_worked"]}
+    schema["then"] = {"required": ["retried"], "properties": {"retried": {"const": True}}}
 
 
 class OutcomeIn(BaseModel):
