@@ -267,7 +267,7 @@ def _make_lines(numbered: list[tuple[int, str]], versions: dict[str, str],
         if "\x1b" in raw:
             raw = _ANSI.sub("", raw)
         stripped, rank, ts = _strip(raw)
-        if lines and _wrapped_on(lines[-1], raw, stripped, rank, ts):
+        if rank is None and ts is None and lines and _wrapped_on(lines[-1], raw, stripped, rank, ts):
             # a wrap at a space leaves the space at the end of the first piece (or starts the next with it)
             _join_wrapped(lines[-1], raw, " " if numbered[i - 2][1].rstrip("\r\n")[-1:] in (" ", "\t") else "")
             continue
