@@ -293,10 +293,16 @@ def test_limits_come_from_the_settings(client, monkeypatch):
 
 
 def test_bad_uploads_get_a_clear_422(client):
-    r = upload(client, [("a.log", b"")])
+    r = client.post("/match", files=[("lang", (None, "en"))])  # a form with no file
     assert r.status_code == 422 and r.json()["error"]["code"] == "empty_text"
+    r = upload(client, [("a.log", b""), ("b.bin", bytes(range(256)))])  # read, and nothing in them is text
+    assert r.status_code == 200 and r.json()["matches"] == []
+    assert r.json()["skipped_files"] == [{"name": "a.log", "why": "empty"}, {"name": "b.bin", "why": "not text"}]
     r = client.post("/match", content=b"--x\r\nnot a form", headers={"content-type": "multipart/form-data; boundary=x"})
     assert r.status_code == 422, r.text
+    for field in ({"limit": "51"}, {"limit": "two"}, {"lang": "fr"}):
+        r = upload(client, files_of(SPAWN)[:1], **field)
+        assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_request", field
     r = upload(client, [("broken.zip", b"PK\x03\x04" + b"\0" * 40)])
     assert r.status_code == 422 and r.json()["error"]["code"] == "bad_archive"
 

@@ -62,7 +62,7 @@ _OPENAPI = {
             "multipart/form-data": {"schema": {
                 "type": "object", "required": ["files"],
                 "properties": {
-                    "files": {"type": "array", "items": {"type": "string", "format": "binary"},
+                    "files": {"type": "array", "minItems": 1, "items": {"type": "string", "format": "binary"},
                               "description": "several logs of one job (per-rank files, error files) or a "
                                              ".zip / .tar.gz of its log folder; the answer names the file and "
                                              "line of each finding"},

@@ -76,10 +76,13 @@ async def match_upload(request: Request, lang: Any, limit: int | None) -> JSONRe
     except LogSetError as exc:
         raise ApiError(exc.status, exc.code, exc.message, **({"limit": exc.limit} if exc.limit else {}))
     query_lang = request_lang(request, lang)
+    if fields.get("lang") and fields["lang"] not in ("en", "zh"):
+        raise ApiError(422, "invalid_request", "lang: must be en or zh")
     chosen = explicit(fields.get("lang") or None) or query_lang
-    n = limit if limit is not None else (int(fields["limit"]) if fields.get("limit", "").isdigit() else 5)
-    if not 1 <= n <= 50:
-        raise ApiError(422, "invalid_request", "limit must be between 1 and 50")
+    raw = fields.get("limit", "").strip()
+    if raw and not (raw.isdigit() and 1 <= int(raw) <= 50):
+        raise ApiError(422, "invalid_request", "limit must be a whole number between 1 and 50")
+    n = limit if limit is not None else (int(raw) if raw else 5)
     snap = snapshot(request)
     cancel = threading.Event()
     budget_ms = settings().match_budget_ms

@@ -108,9 +108,10 @@ def match_files(index, collected: Collected, environment: Any = None, limit: int
 
     t0 = time.thread_time()
     merged = merge(collected)
-    if not merged.text.strip() and not any(s.info.kind == "pyspy" for s in merged.sources):
-        names = ", ".join(s["name"] for s in collected.skipped[:5])
-        raise LogSetError(422, "empty_text", "the files hold no text to match" + (f" (not read: {names})" if names else ""))
+    if not collected.files and not collected.skipped:
+        raise LogSetError(422, "empty_text", "no files were given (a folder with no files?)")
+    # files that hold no text (empty, binary, a pickle) are listed in skipped_files; the answer is then
+    # an ordinary one with no match, not an error: the files were read
     left = None
     if budget_ms:
         left = max(budget_ms * 0.1, budget_ms - spent_ms - (time.thread_time() - t0) * 1000)

@@ -129,6 +129,9 @@ class _Reader:
         if kind == "binary":
             self.out.skipped.append({"name": name, "why": "not text"})
             return
+        if not data.strip():
+            self.out.skipped.append({"name": name, "why": "empty"})
+            return
         self._reserve(name, len(data))
         self.out.total += len(data)
         self.out.files.append(LogFile(name, data))
