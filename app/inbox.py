@@ -9,65 +9,137 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
-import re
 from typing import Any
+
+import re2
 
 from app.matching.mask import mask
 
 SAMPLE_MAX = 400
+# Only this much of a failure line is scrubbed and kept: the sample is cut to SAMPLE_MAX anyway, and a
+# bound on the input keeps the scrubbing's cost fixed whatever the paste (a 1 MiB line costs what 1,000 chars do)
+SCRUB_WINDOW = 1000
+# Groups kept at most; past that, the oldest groups seen only once make room (app/store/written.py)
+MAX_GROUPS = 10_000
 
-_SOURCE_FILE = re.compile(r"\.(?:py|pyx|c|cc|cpp|cxx|h|hpp|cu|cuh):\d+$")
+# Every pattern here is RE2 (linear time, no backtracking).  RE2 has no look-around and no
+# back-references: where the old patterns had them, a capture group or a check in the replacement
+# function does the same job.
+_W = r"\p{L}\p{N}_"  # a word character, Unicode letters and digits included (RE2's \w is ASCII only)
+
+
+def _unicode_words(pattern: str) -> str:
+    r"""``\w`` as Unicode word characters, inside a character class or outside one."""
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            pair = pattern[i:i + 2]
+            out.append((_W if in_class else f"[{_W}]") if pair == r"\w" else pair)
+            i += 2
+            continue
+        if c == "[" and not in_class:
+            in_class = True
+        elif c == "]" and in_class and out and out[-1] != "[":
+            in_class = False
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _rx(pattern: str, ignore_case: bool = False):
+    return re2.compile(("(?i)" if ignore_case else "") + _unicode_words(pattern))
+
+
+_SOURCE_FILE = _rx(r"\.(?:py|pyx|c|cc|cpp|cxx|h|hpp|cu|cuh):\d+$")
+_HOSTPORT_SKIP = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _next_char(m) -> str:
+    end = m.end()
+    return m.string[end] if end < len(m.string) else ""
+
+
+def _ipv6(m) -> str:
+    nxt = _next_char(m)  # the old pattern's (?![\w:])
+    if nxt and (nxt == ":" or nxt.isalnum() or nxt == "_"):
+        return m.group(0)
+    return m.group(1) + "<ip>"
+
+
+def _aws_secret(m) -> str:
+    key, nxt = m.group(2), _next_char(m)
+    if nxt and (nxt.isalnum() or nxt in "/+="):
+        return m.group(0)
+    mixed = any(c.isupper() for c in key) and any(c.islower() for c in key) \
+        and any(c.isdigit() or c in "/+" for c in key)
+    return m.group(1) + "<secret>" if mixed else m.group(0)
+
+
+def _opaque(m) -> str:
+    s = m.group(0)  # the old pattern's look-aheads: letters and digits mixed
+    return "<secret>" if any(c.isdigit() for c in s) and any(c.isalpha() for c in s) else s
+
+
+def _host_port(m) -> str:
+    return m.group(0) if _SOURCE_FILE.search(m.group(0)) else "<host>:<port>"
+
 
 # Order matters: the most specific secrets first, then addresses, then paths and names.
-_SCRUB: list[tuple[re.Pattern[str], Any]] = [
+_VALUE = r"""(?:'[^\s'",;]+'|"[^\s'",;]+"|[^\s'",;]+)"""  # a value, bare or in matching quotes
+_SCRUB: list[tuple[Any, Any]] = [
     # credentials in URLs and whole URLs (query strings often carry keys)
-    (re.compile(r"\b[a-z][a-z0-9+.-]*://\S+", re.I), "<url>"),
+    (_rx(r"\b[a-z][a-z0-9+.-]*://\S+", True), "<url>"),
     # well-known token shapes: Hugging Face, OpenAI-style, GitHub, GitLab, Slack, AWS, Google, JWT
-    (re.compile(r"\bhf_[A-Za-z0-9]{16,}\b"), "<token>"),
-    (re.compile(r"\bsk-[A-Za-z0-9_-]{16,}\b"), "<token>"),
-    (re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b|\bgithub_pat_[A-Za-z0-9_]{20,}\b"), "<token>"),
-    (re.compile(r"\bglpat-[A-Za-z0-9_-]{16,}\b"), "<token>"),
-    (re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b"), "<token>"),
-    (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), "<token>"),
-    (re.compile(r"\bAIza[0-9A-Za-z_-]{30,}\b"), "<token>"),
-    (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b"), "<token>"),
-    (re.compile(r"\bflt_[A-Za-z0-9_-]{16,}"), "<token>"),
+    (_rx(r"\bhf_[A-Za-z0-9]{16,}\b"), "<token>"),
+    (_rx(r"\bsk-[A-Za-z0-9_-]{16,}\b"), "<token>"),
+    (_rx(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b|\bgithub_pat_[A-Za-z0-9_]{20,}\b"), "<token>"),
+    (_rx(r"\bglpat-[A-Za-z0-9_-]{16,}\b"), "<token>"),
+    (_rx(r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b"), "<token>"),
+    (_rx(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), "<token>"),
+    (_rx(r"\bAIza[0-9A-Za-z_-]{30,}\b"), "<token>"),
+    (_rx(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b"), "<token>"),
+    (_rx(r"\bflt_[A-Za-z0-9_-]{16,}"), "<token>"),
+    # AWS ARNs (account and resource name), and AWS secret access keys (40 chars of base64, slashes
+    # included: before the path rule, which would keep the part before the first slash)
+    (_rx(r"\barn:aws[A-Za-z0-9-]*:[A-Za-z0-9-]*:[A-Za-z0-9-]*:[0-9]*:[^\s'\",;]+"), "<arn>"),
+    (_rx(r"(^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})"), _aws_secret),
     # "Bearer xyz", "token=xyz", "api_key: xyz", "password 'xyz'"...
-    (re.compile(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}", re.I), r"\1 <token>"),
-    (re.compile(r"\b([\w-]*(?:token|secret|passw(?:or)?d|pwd|api[_-]?key|access[_-]?key|auth|credential)s?[\w-]*)"
-                r"(\s*[=:]\s*|\s+)(['\"]?)[^\s'\",;]+\3", re.I), r"\1\2<secret>"),
+    (_rx(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}", True), r"\1 <token>"),
+    (_rx(r"\b([\w-]*(?:token|secret|passw(?:or)?d|pwd|api[_-]?key|access[_-]?key|auth|credential)s?[\w-]*)"
+         r"(\s*[=:]\s*|\s+)" + _VALUE, True), r"\1\2<secret>"),
     # e-mail addresses and user@host
-    (re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"), "<email>"),
-    (re.compile(r"\b[\w.-]+@[\w.-]+\b"), "<user>@<host>"),
+    (_rx(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"), "<email>"),
+    (_rx(r"\b[\w.-]+@[\w.-]+\b"), "<user>@<host>"),
     # IP addresses (v4 with an optional port, v6)
-    (re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"), "<ip>"),
-    (re.compile(r"(?<![\w:.])(?:[0-9a-f]{1,4}:{1,2}){2,7}[0-9a-f]{1,4}(?![\w:])", re.I), "<ip>"),
-    (re.compile(r"\[(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}\](?::\d+)?", re.I), "<ip>"),
+    (_rx(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"), "<ip>"),
+    (_rx(r"(^|[^\w:.])((?:[0-9a-f]{1,4}:{1,2}){2,7}[0-9a-f]{1,4})", True), _ipv6),
+    (_rx(r"\[(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}\](?::\d+)?", True), "<ip>"),
     # paths: Windows, UNC, home-relative and absolute POSIX paths
-    (re.compile(r"\b[A-Za-z]:\\[^\s'\"<>|]*"), "<path>"),
-    (re.compile(r"\\\\[^\s'\"<>|]+"), "<path>"),
-    (re.compile(r"(?<![\w.])(?:~|\.{1,2})?/[^\s'\",:;()\[\]{}<>]+"), "<path>"),
+    (_rx(r"\b[A-Za-z]:\\[^\s'\"<>|]*"), "<path>"),
+    (_rx(r"\\\\[^\s'\"<>|]+"), "<path>"),
+    (_rx(r"(^|[^\w.])(?:~|\.{1,2})?/[^\s'\",:;()\[\]{}<>]+"), r"\1<path>"),
     # host names: AWS-style ip-10-0-0-1, "host=..." / "hostname: ...", a name before a port,
     # dotted names under a domain-like suffix, and NCCL's "host:pid:tid" line prefix
-    (re.compile(r"\bip-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\b"), "<host>"),
-    (re.compile(r"\b(host(?:name)?|node(?:name)?|user(?:name)?|login|owner)(\s*[=:]\s*|\s+)(['\"]?)[\w.-]+\3", re.I),
-     r"\1\2<name>"),
-    (re.compile(r"\b[A-Za-z][\w-]*(?:\.[\w-]+)*:\d{2,5}\b"),
-     lambda m: m.group(0) if _SOURCE_FILE.search(m.group(0)) else "<host>:<port>"),
-    (re.compile(r"\b(?:[\w-]+\.)+(?:com|net|org|io|ai|dev|edu|gov|local|localdomain|internal|lan|corp|home|cluster"
-                r"|cn|de|uk|fr|jp|us|eu)\b", re.I), "<host>"),
-    (re.compile(r"^[\w.-]+:\d+:\d+\s"), "<host>:<n>:<n> "),
+    (_rx(r"\bip-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\b"), "<host>"),
+    (_rx(r"\b(host(?:name)?|node(?:name)?|user(?:name)?|login|owner)(\s*[=:]\s*|\s+)"
+         r"(?:'[\w.-]+'|\"[\w.-]+\"|[\w.-]+)", True), r"\1\2<name>"),
+    (_rx(r"\b[A-Za-z][\w-]*(?:\.[\w-]+)*:\d{2,5}\b"), _host_port),
+    (_rx(r"\b(?:[\w-]+\.)+(?:com|net|org|io|ai|dev|edu|gov|local|localdomain|internal|lan|corp|home|cluster"
+         r"|cn|de|uk|fr|jp|us|eu)\b", True), "<host>"),
+    (_rx(r"^[\w.-]+:\d+:\d+\s"), "<host>:<n>:<n> "),
     # long opaque strings that look like keys (letters and digits mixed, 24+ characters)
-    (re.compile(r"\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{24,}\b"), "<secret>"),
+    (_rx(r"\b[A-Za-z0-9_-]{24,}\b"), _opaque),
 ]
-_RANK_PREFIX = re.compile(r"^\s*(?:\[(?:default)?rank\s*\d+\]:?|\[\d+\]:|rank\s*\d+:)\s*", re.I)
-_TIMESTAMP = re.compile(r"^\s*\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?\s*")
-_FAILURE = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Failure|Interrupt|Warning)\b|\berror\b|\bfailed\b|\bfatal\b", re.I)
+_RANK_PREFIX = _rx(r"^\s*(?:\[(?:default)?rank\s*\d+\]:?|\[\d+\]:|rank\s*\d+:)\s*", True)
+_TIMESTAMP = _rx(r"^\s*\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?\s*")
+_FAILURE = _rx(r"\b[A-Z]\w*(?:Error|Exception|Failure|Interrupt|Warning)\b|\berror\b|\bfailed\b|\bfatal\b", True)
+_SPACES = _rx(r"\s+")
 
 
 def scrub(line: str) -> str:
-    """The line with every private string replaced by a placeholder."""
-    out = line
+    """The line (its first SCRUB_WINDOW characters) with every private string replaced by a placeholder."""
+    out = line[:SCRUB_WINDOW]
     for rx, repl in _SCRUB:
         out = rx.sub(repl, out)
     return out
@@ -78,16 +150,19 @@ def first_failure_line(result: dict[str, Any], text: str) -> str | None:
     rc = result.get("root_cause") or {}
     if isinstance(rc, dict) and rc.get("line"):
         return str(rc["line"])
+    last = None
     for raw in text.splitlines():
-        if _FAILURE.search(raw) and raw.strip():
-            return raw
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    return lines[-1] if lines else None
+        if raw.strip():
+            if _FAILURE.search(raw):
+                return raw
+            last = raw
+    return last
 
 
 def sample_of(line: str) -> str:
     """A line ready to store: prefixes dropped, scrubbed, then masked, and bounded in length."""
-    line = _TIMESTAMP.sub("", _RANK_PREFIX.sub("", line.strip()))
+    line = line.strip()[:SCRUB_WINDOW]
+    line = _TIMESTAMP.sub("", _RANK_PREFIX.sub("", line))
     line = _RANK_PREFIX.sub("", _TIMESTAMP.sub("", line))
     out = mask(scrub(line)).strip()
     return out[:SAMPLE_MAX]
@@ -95,7 +170,7 @@ def sample_of(line: str) -> str:
 
 def fingerprint(sample: str) -> str:
     """Same error, same fingerprint: case, spacing and quoting do not matter."""
-    norm = re.sub(r"\s+", " ", sample).strip().lower().replace('"', "'")
+    norm = _SPACES.sub(" ", sample).strip().lower().replace('"', "'")
     return hashlib.sha256(norm.encode("utf-8")).hexdigest()[:16]
 
 

@@ -60,6 +60,7 @@ class RunResult:
     signal: int | None  # the signal that ended the command, if one did
     tail: str  # the end of stdout and stderr together, in arrival order
     interrupted: bool  # faultline forwarded a signal to the command (the user stopped it)
+    output_closed: bool = False  # faultline's stdout was closed by its reader (`| head`): nobody reads on
 
 
 class CommandNotFound(Exception):
@@ -77,7 +78,7 @@ def _write_all(fd: int, data: bytes, broken: set[int]) -> None:
                 select.select([], [fd], [], 1.0)
                 continue
             data = data[n:]
-    except OSError:  # e.g. a closed pipe: our reader went away; keep draining the command so it is not blocked
+    except OSError:  # e.g. a closed pipe: our reader went away (the caller passes that on to the command)
         broken.add(fd)
 
 
@@ -152,6 +153,7 @@ def _supervise(proc: subprocess.Popen, tail_bytes: int, received: list[int]) -> 
     sys.stdout.flush()
     sys.stderr.flush()
     targets = {proc.stdout.fileno(): sys.stdout.fileno(), proc.stderr.fileno(): sys.stderr.fileno()}
+    pipes = {proc.stdout.fileno(): proc.stdout, proc.stderr.fileno(): proc.stderr}
     broken: set[int] = set()
     try:
         with _foreground(proc.pid):
@@ -182,6 +184,12 @@ def _supervise(proc: subprocess.Popen, tail_bytes: int, received: list[int]) -> 
                         continue
                     _write_all(targets[src], data, broken)
                     tail.add(data)
+                    if targets[src] in broken:
+                        # our reader went away (`faultline run -- yes | head -1`): pass the closed pipe
+                        # on, as a shell pipeline would, so the command's next write ends it (SIGPIPE)
+                        sel.unregister(src)
+                        open_fds.discard(src)
+                        pipes[src].close()
             sel.close()
             rc = proc.wait()
     finally:
@@ -190,7 +198,8 @@ def _supervise(proc: subprocess.Popen, tail_bytes: int, received: list[int]) -> 
         if proc.poll() is None:  # faultline itself is failing: do not leave the command behind
             _stop(proc)
     sig = -rc if rc < 0 else None
-    return RunResult(returncode=128 + sig if sig else rc, signal=sig, tail=tail.text(), interrupted=bool(received))
+    return RunResult(returncode=128 + sig if sig else rc, signal=sig, tail=tail.text(), interrupted=bool(received),
+                     output_closed=sys.stdout.fileno() in broken)
 
 
 def _stop(proc: subprocess.Popen) -> None:

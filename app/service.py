@@ -80,6 +80,16 @@ def ensure_kb(target: str | Path, kb_root: str | Path) -> None:
         load_into_db(kb_root, target)
 
 
+def _freeze() -> None:
+    """Move every object alive now (the snapshot: hundreds of thousands of them) out of the cyclic garbage
+    collector's sight.  A big paste allocates enough to start a full collection, and one over the whole
+    snapshot holds the GIL for about 0.3 s: the event loop (/healthz) would wait that long.  Objects
+    freed by their reference count (an old snapshot) are still freed; see gc.freeze()."""
+    import gc
+
+    gc.freeze()
+
+
 class KBService:
     def __init__(self, target: str | Path, kb_root: str | Path, poll_s: float = RELOAD_POLL_S):
         self.target = str(target)
@@ -90,6 +100,11 @@ class KBService:
         self._engine = engine_for(self.target)
         self._identity = _file_identity(self._path)
         self.snapshot = self._read()
+        _freeze()
+        self.db_available = True  # the last poll of the database worked (GET /healthz: "database")
+        self.db_generation: str | None = self.snapshot.generation  # the newest generation the database holds
+        self._failed_generation: str | None = None  # a generation that could not be read (logged once)
+        self._replaced_pending = False  # the file was replaced and its content is not loaded yet
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -139,20 +154,37 @@ class KBService:
                 old, self._engine = self._engine, engine_for(self.target)
                 old.dispose()
                 self._identity = identity
+                self._replaced_pending = True  # until a snapshot of the new file is in place
+            replaced = self._replaced_pending
             try:
                 gen = self._generation()
             except (OperationalError, DatabaseError) as exc:
-                log.warning("cannot read the generation of %s (%s); still serving generation %s",
-                            display(self.target), exc.orig, self.snapshot.generation)
+                if self.db_available:  # once per outage, not once per poll
+                    first = (str(exc.orig).strip().splitlines() or [type(exc.orig).__name__])[0]
+                    log.warning("cannot read the generation of %s (%s); still serving generation %s from memory",
+                                display(self.target), first[:300], self.snapshot.generation)
+                self.db_available = False
                 return False
+            if not self.db_available:
+                log.info("the database %s answers again", display(self.target))
+            self.db_available = True
+            self.db_generation = gen
             if gen is None or (gen == self.snapshot.generation and not replaced):
                 return False
+            if gen == self._failed_generation and not replaced:
+                return False  # already tried and failed: tried again when the generation changes
             try:
                 snap = self._read()
             except Exception:  # noqa: BLE001 - keep serving the last good data
-                log.exception("reload failed; still serving generation %s", self.snapshot.generation)
+                if gen != self._failed_generation:  # once per generation, not once per poll
+                    log.exception("reload of generation %s failed; still serving generation %s (tried again "
+                                  "when the generation changes)", gen, self.snapshot.generation)
+                self._failed_generation = gen
                 return False
+            self._failed_generation = None
+            self._replaced_pending = False
             self.snapshot = snap
+            _freeze()
             log.info("knowledge base reloaded (generation %s, %d entries)", snap.generation, len(snap.entries))
             return True
 

@@ -14,7 +14,7 @@ from app.schemas.common import errors
 from app.schemas.entries import EntryList, EntryView
 from app.render.view import entry_view
 from app.render.evidence import fix_fields
-from app.store.written import store_for_app
+from app.store.written import Counts, store_for_app
 
 router = APIRouter(tags=["errors"])
 
@@ -39,7 +39,9 @@ def errors_index(request: Request, q: Optional[str] = Query(None, max_length=500
         return browse_page(request, snap, chosen, ids, q=q, tag=tag, domain=domain, page=page, per_page=per_page)
     start = (page - 1) * per_page
     shown = [snap.entries.summary(i) for i in ids[start:start + per_page]]
-    counts = store_for_app(request.app).counts([s.id for s in shown])  # outcome reports
+    counts = store_for_app(request.app).counts_or_none([s.id for s in shown])  # outcome reports
+    unavailable = counts is None  # the database is down: the curated estimates, and the answer says so
+    counts = counts or {}
     body = {
         "lang": chosen,
         "total": len(ids),
@@ -51,6 +53,8 @@ def errors_index(request: Request, q: Optional[str] = Query(None, max_length=500
             for s in shown
         ],
     }
+    if unavailable:
+        body["evidence_unavailable"] = True
     return JSONResponse(body, headers=lang_headers(chosen))
 
 
@@ -69,11 +73,13 @@ def error_detail(domain: str, slug: str, request: Request, lang: LangQuery = Non
     if entry is None:
         raise ApiError(404, "not_found", f"no entry with id {entry_id!r}; see GET /errors for the list")
     headers = lang_headers(chosen)
-    counts = store_for_app(request.app).counts_for(entry.id)  # outcome reports: rates become posteriors
+    got = store_for_app(request.app).counts_or_none([entry.id])  # outcome reports: rates become posteriors
+    counts = got.get(entry.id, Counts()) if got is not None else None  # None: the database is down
     if fmt == "md":
         return Response(entry_markdown(entry, chosen, counts), media_type="text/markdown; charset=utf-8", headers=headers)
-    if fmt == "json":
-        return JSONResponse(entry_view(entry, chosen, counts), headers=headers)
-    if wants_html(request):
+    if wants_html(request) and fmt != "json":
         return entry_page(request, snap, entry, chosen, counts)
-    return JSONResponse(entry_view(entry, chosen, counts), headers=headers)
+    view = entry_view(entry, chosen, counts)
+    if got is None:
+        view["evidence_unavailable"] = True
+    return JSONResponse(view, headers=headers)

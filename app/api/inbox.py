@@ -34,17 +34,33 @@ async def inbox(request: Request, limit: int = Query(100, ge=1, le=1000)):
     return JSONResponse({"enabled": enabled(), "groups": [group_view(r) for r in rows]})
 
 
+def group_for(result: dict[str, Any], text: str):
+    """The inbox group of a match result, or None (inbox off, something matched, nothing to keep).
+
+    Called in the match's own thread (app/api/match.py): scrubbing reads a bounded window of one line
+    with linear-time patterns, so its cost is fixed whatever the paste."""
+    if not enabled() or result.get("matches"):
+        return None
+    return group_of(result, text)
+
+
 async def note_unknown(request: Request, result: dict[str, Any], text: str) -> None:
     """With FAULTLINE_INBOX=1, count a paste nothing matched in the inbox (scrubbed first).
 
     The inbox is a side channel: a failure here is logged and never fails the /match request.
     """
-    if not enabled() or result.get("matches"):
+    if "_inbox_group" in result:
+        group = result.pop("_inbox_group")  # computed where the match ran
+    elif not enabled() or result.get("matches"):
         return
-    group = group_of(result, text)
+    else:
+        group = await run_in_threadpool(group_of, result, text)
     if group is None:
         return
+    store = store_for_app(request.app)
     try:
-        await run_in_threadpool(store_for_app(request.app).record_unknown, *group)
+        await run_in_threadpool(store.record_unknown, *group)
+    except DBAPIError as exc:  # the database is down: said once by the store, not per paste
+        store.went_down(exc)
     except Exception:  # noqa: BLE001 - the answer to the user matters more than the inbox
         log.exception("could not record an unknown error in the inbox")

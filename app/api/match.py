@@ -189,7 +189,9 @@ async def match_while_connected(request: Request, index, text: str, environment:
     def work_fn() -> dict:  # one trip to a worker thread: the match, then the outcome reports of its entries
         result = match_text(index, text, environment, n, lang, budget_ms, cancel)
         ids = [m["id"] for m in result.get("matches", [])]
-        result["_report_counts"] = store.counts(ids) if ids else {}
+        result["_report_counts"] = store.counts_or_none(ids) if ids else {}  # None: the database is down
+        if not ids:
+            result["_inbox_group"] = inbox.group_for(result, text)  # scrubbing is bounded, and off the loop too
         return result
 
     if len(text) <= INLINE_CHARS and store.embedded:  # an SQLite read in WAL mode never waits for a writer

@@ -11,7 +11,7 @@ _WHAT = {401: "Missing or bad token (Authorization: Bearer <token>)", 403: "The 
          415: "Unsupported content type", 422: "Invalid request (a parameter, the body, or an unsupported language)"}
 # statuses a route answers beyond those its decorator lists (raised by shared code)
 _EXTRA = {("/match", "post"): (408, 413, 415, 422),
-          ("/errors/{entry_id}/outcomes", "post"): (401, 403, 404, 408, 413, 422, 429),
+          ("/errors/{domain}/{slug}/outcomes", "post"): (401, 403, 404, 408, 413, 422, 429),
           ("/inbox", "get"): (401, 403, 422)}
 
 

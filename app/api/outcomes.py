@@ -64,11 +64,21 @@ def _body(status: int, code: str, message: str, **extra) -> dict[str, Any]:
 
 
 def _parse(raw: bytes) -> OutcomeIn:
+    from app.api.match import _clean_json
+
     try:
         data = json.loads(raw.decode("utf-8", errors="replace"))
     except json.JSONDecodeError as exc:
         raise Refused(problem(422, "invalid_json", f"the body is not valid JSON: {exc.msg} at line {exc.lineno} "
                                                    f"column {exc.colno}"))
+    except RecursionError:
+        raise Refused(problem(422, "invalid_json", "the body is not acceptable JSON: it is nested too deeply"))
+    except ValueError as exc:  # e.g. an integer longer than Python's int-string limit
+        raise Refused(problem(422, "invalid_json", f"the body is not acceptable JSON: {exc}"))
+    try:
+        data = _clean_json(data)  # lone surrogates (valid JSON escapes, not storable text) become U+FFFD
+    except RecursionError:
+        raise Refused(problem(422, "invalid_json", "the body is not acceptable JSON: it is nested too deeply"))
     if not isinstance(data, dict):
         raise Refused(problem(422, "invalid_request", 'the JSON body must be an object like {"workaround": 1, "worked": true}'))
     try:
@@ -162,7 +172,11 @@ async def with_evidence(request: Request, result: dict[str, Any], lang: str) -> 
     from app.render.evidence import annotate_match
 
     ids = [m["id"] for m in result.get("matches", [])]
-    counts = result.pop("_report_counts", None)  # read in the match's own worker thread (app/api/match.py)
-    if counts is None:
-        counts = await run_in_threadpool(store_for_app(request.app).counts, ids) if ids else {}
+    if "_report_counts" in result:
+        counts = result.pop("_report_counts")  # read in the match's own worker thread (app/api/match.py)
+    else:
+        counts = await run_in_threadpool(store_for_app(request.app).counts_or_none, ids) if ids else {}
+    if counts is None:  # the database is unavailable: the curated estimates, and the answer says so
+        result["evidence_unavailable"] = True
+        counts = {}
     return annotate_match(result, snapshot(request).entries.get, counts, lang)

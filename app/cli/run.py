@@ -84,6 +84,8 @@ def _attempt(argv: list[str], args) -> tuple[int, dict | None, bool]:
 
     result = run_command(argv)
     stopped = result.interrupted or result.returncode == 128 + signal.SIGINT  # Ctrl-C, at faultline or the terminal
+    if result.output_closed:  # `faultline run -- cmd | head`: the reader left, as it meant to; no diagnosis
+        return result.returncode, None, True
     if result.returncode == 0:
         return 0, None, stopped
     text = result.tail

@@ -14,7 +14,7 @@ from typing import Any, AsyncIterator, Callable, Literal, Optional, Union
 from urllib.parse import quote
 
 import httpx
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
@@ -127,21 +127,38 @@ def build_server(client: ClientFactory) -> MCPServer:
     async def report_outcome(entry_id: str, worked: bool, workaround: Optional[Union[int, str]] = None,
                              dead_end: Optional[Union[int, str]] = None, note: Optional[str] = None,
                              environment: Optional[Union[str, dict[str, str]]] = None,
-                             token: Optional[str] = None) -> OutcomeOut:
+                             token: Optional[str] = None, ctx: Optional[Context] = None) -> OutcomeOut:
         """Report whether a fix (`workaround`, 1-based index or id as get_entry lists them) or a dead end
         worked; it updates the rates everyone sees. Needs a Faultline token with the 'report' scope
-        (`token`, else $FAULTLINE_TOKEN of the server). Reporting the same thing twice in 24 h counts once."""
+        (`token`; over HTTP else the request's 'Authorization: Bearer' header; over stdio else
+        $FAULTLINE_TOKEN). Reporting the same thing twice in 24 h counts once."""
         body: dict[str, Any] = {"worked": worked}
         for k, v in (("workaround", workaround), ("dead_end", dead_end), ("note", note), ("environment", environment)):
             if v is not None:
                 body[k] = v
-        token = token or settings().token
+        token = token or _caller_token(ctx)
         if not token:
             raise ToolError("unauthorized: reporting needs a token with the 'report' scope (argument 'token')")
         async with api() as c:
             return outcome_out(await c.post_json(f"/errors/{quote(entry_id)}/outcomes", body, auth=True, token=token))
 
     return mcp
+
+
+def _caller_token(ctx: Optional[Context]) -> Optional[str]:
+    """The token of whoever called the tool when none was given as an argument: over HTTP (/mcp) only
+    the request's own ``Authorization: Bearer`` header (the service's $FAULTLINE_TOKEN is never lent to
+    an anonymous caller); over stdio (`faultline mcp`, the user's own process) $FAULTLINE_TOKEN."""
+    request = None
+    try:
+        request = ctx.request_context.request if ctx is not None else None
+    except ValueError:  # no request context (called outside a request)
+        request = None
+    headers = getattr(request, "headers", None)
+    if headers is not None:  # an HTTP request
+        kind, _, value = (headers.get("authorization") or "").partition(" ")
+        return value.strip() or None if kind.lower() == "bearer" else None
+    return settings().token
 
 
 def in_process(app) -> ClientFactory:
@@ -164,6 +181,15 @@ class _Endpoint:
         return self.manager.run()
 
     async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and scope["method"] not in ("POST", "OPTIONS"):
+            # stateless with JSON responses: no server-initiated messages, so no SSE stream (GET) to hold
+            # a connection open for ever, and no session to end (DELETE)
+            from starlette.responses import JSONResponse
+
+            body = {"error": {"status": 405, "code": "method_not_allowed",
+                              "message": "the MCP endpoint takes JSON-RPC requests by POST (streamable HTTP, stateless)"}}
+            await JSONResponse(body, status_code=405, headers={"Allow": "POST"})(scope, receive, send)
+            return
         if self.manager is None:
             from starlette.responses import JSONResponse
 

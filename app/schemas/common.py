@@ -30,11 +30,16 @@ class ErrorBody(BaseModel):
 
 
 class Health(BaseModel):
-    status: str = Field(description="ok, or degraded when no entries are served")
+    status: str = Field(description="ok; degraded when no entries are served or the database is unavailable "
+                                    "(matches are then answered from memory, without outcome-report counts)")
     entries: int
     guides: int
     generation: Optional[str] = None
     loaded_at: Optional[str] = None
+    ready: bool = Field(True, description="false while the database is unavailable or no entries are served")
+    database: str = Field("ok", description="ok, or unavailable (the last use of the database failed)")
+    stale: bool = Field(False, description="true when the database holds a newer generation that could not be loaded")
+    db_generation: Optional[str] = Field(None, description="the newest generation the database holds, when known")
 
 
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:

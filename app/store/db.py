@@ -48,6 +48,16 @@ def _writable(path: Path) -> bool:
     return os.access(path.parent if str(path.parent) else Path("."), os.W_OK)
 
 
+def _wal_mode(path: Path) -> bool:
+    """The file's header says WAL (bytes 18-19 are 2, 2)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(20)
+    except OSError:
+        return False
+    return len(head) == 20 and head[18] == 2 and head[19] == 2
+
+
 def engine_for(target: str | Path, readonly: bool = False) -> Engine:
     """An engine for an SQLite file or a database URL.
 
@@ -59,10 +69,17 @@ def engine_for(target: str | Path, readonly: bool = False) -> Engine:
     """
     path = sqlite_path(target)
     if path is None:
-        return create_engine(str(target), pool_pre_ping=True, pool_size=5, max_overflow=5)
+        url = make_url(str(target))
+        args = {"connect_timeout": 5} if url.get_backend_name() == "postgresql" else {}
+        # a database that does not answer fails a request in seconds, not after the OS's TCP timeout
+        return create_engine(str(target), pool_pre_ping=True, pool_size=5, max_overflow=5, connect_args=args)
     ro = readonly or (path.exists() and not _writable(path))
     if ro:
         uri = f"file:{path.resolve()}?mode=ro"
+        if path.exists() and not os.access(path.parent, os.W_OK) and _wal_mode(path):
+            # a WAL-mode file (as `faultline load` leaves it) in a directory SQLite cannot create its
+            # -shm file in: nobody can be writing it there, so it is opened as immutable
+            uri += "&immutable=1"
         eng = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False,
                                                                         timeout=30))  # one per thread
     else:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import logging
 from pathlib import Path
 
 from sqlalchemy import delete, inspect
@@ -55,7 +56,9 @@ def write_entries(db_path: str | Path, entries: list[Entry], guides: list[Guide]
         engine.dispose()
 
 
-SHRINK_LIMIT = 0.5  # a load that would drop more than half of the served entries needs force=True
+log = logging.getLogger("faultline")
+SHRINK_LIMIT = 0.5  # (kept for old imports) see DROP_LIMIT
+DROP_LIMIT = 0.10  # a load that would remove more than this share of the served entries needs force=True
 
 
 def load_into_db(kb_root: str | Path, db_path: str | Path, force: bool = False) -> tuple[int, int]:
@@ -78,12 +81,29 @@ def load_into_db(kb_root: str | Path, db_path: str | Path, force: bool = False) 
             if spec < MIN_SPECIFICITY]
     if weak:
         raise KBError(weak)
-    served = served_entries(db_path)
-    if not force and served and len(kb.entries) < served * SHRINK_LIMIT:
-        raise KBError([Problem(str(kb_root), "entries", f"{len(kb.entries)} entries would replace the {served} served "
-                               "ones (more than half gone); pass --force if that is intended")])
+    served = served_ids(db_path)
+    removed = sorted(served - {e.id for e in kb.entries})
+    if removed:
+        shown = ", ".join(removed[:10]) + (f" and {len(removed) - 10} more" if len(removed) > 10 else "")
+        if not force and len(removed) > len(served) * DROP_LIMIT:
+            raise KBError([Problem(str(kb_root), "entries", f"{len(removed)} of the {len(served)} served entries would "
+                                   f"be removed (more than {DROP_LIMIT:.0%}; a partial checkout?): {shown}; "
+                                   "pass --force if that is intended")])
+        log.warning("loading %s removes %d of the %d served entries: %s", kb_root, len(removed), len(served), shown)
     write_entries(db_path, kb.entries, kb.guides, kb.files)
     return len(kb.entries), len(kb.guides)
+
+
+def served_ids(db_path: str | Path) -> set[str]:
+    """The ids of the entries the database holds now (empty when it has none or does not exist)."""
+    if not db_ready(db_path):
+        return set()
+    engine = engine_for(db_path)
+    try:
+        with Session(engine) as s:
+            return set(s.exec(select(EntryRow.id)))
+    finally:
+        engine.dispose()
 
 
 def served_entries(db_path: str | Path) -> int:

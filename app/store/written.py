@@ -18,16 +18,18 @@ from typing import Any, Optional
 
 from sqlalchemy import Index, case, func, inspect, update
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Field, Session, SQLModel, select
 
-from app.store.db import engine_for, is_url, migrate
+from app.store.db import display, engine_for, is_url, migrate, sqlite_path
 
 log = logging.getLogger("faultline")
 SCOPES = ("report", "curate")
 TOKEN_PREFIX = "flt_"
 REPEAT_WINDOW_S = 24 * 3600  # the same token, entry and target within this window count once
 RATE_WINDOW_S = 60.0
+RETRY_DOWN_S = 1.0  # while the database is down, reads for counts are tried again after this long
+MAX_INBOX_GROUPS = 10_000  # beyond this, the oldest groups seen once make room (app/inbox.py MAX_GROUPS)
 
 
 class TokenRow(SQLModel, table=True):
@@ -99,31 +101,110 @@ class RateLimited(Exception):
         super().__init__(f"retry after {retry_after} s")
 
 
-class WrittenStore:
-    """Tokens, reports and the inbox on one engine (SQLite file or PostgreSQL)."""
+def _file_identity(path: Path | None) -> tuple[int, int] | None:
+    try:
+        st = path.stat() if path is not None else None
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if st is not None else None
 
-    def __init__(self, engine: Engine, migrate_schema: bool = True):
-        self.engine = engine
+
+def _migrate(engine: Engine) -> None:
+    try:
+        migrate(engine)
+    except Exception:  # noqa: BLE001 - another process (a second worker) may be migrating right now
+        time.sleep(1.0)
+        try:
+            migrate(engine)  # by now the schema is at head
+        except Exception:  # noqa: BLE001 - e.g. a read-only database made before these tables
+            log.warning("cannot bring the report tables up to date; reports cannot be stored", exc_info=True)
+
+
+class WrittenStore:
+    """Tokens, reports and the inbox on one engine (SQLite file or PostgreSQL).
+
+    Opened on a ``target`` (``open()``), the store follows the file: when the SQLite file is replaced
+    or re-created (the same check as the KB's, app/service.py), the next use opens the new file, so
+    a report is never acknowledged into a deleted inode; while no file is there, every use fails
+    (a DBAPIError: 503 for writes).  ``counts_or_none()`` is the read that degrades: while the
+    database is unavailable it answers None at once (one log line per change of state)."""
+
+    def __init__(self, engine: Engine, migrate_schema: bool = True, target: str | Path | None = None):
+        self._engine = engine
+        self._target = str(target) if target is not None else None
+        self._path = sqlite_path(self._target) if self._target else None
+        self._identity = _file_identity(self._path)
+        self._lock = threading.Lock()
+        self.available = True  # False from a failed read until one succeeds again
+        self._retry_at = 0.0
+        self._inbox_writes = 0
         self.embedded = engine.dialect.name == "sqlite"  # reads never wait (WAL, an unbounded pool)
         if migrate_schema:
-            try:
-                migrate(engine)
-            except Exception:  # noqa: BLE001 - another process (a second worker) may be migrating right now
-                time.sleep(1.0)
-                try:
-                    migrate(engine)  # by now the schema is at head
-                except Exception:  # noqa: BLE001 - e.g. a read-only database made before these tables
-                    log.warning("cannot bring the report tables up to date; reports cannot be stored", exc_info=True)
+            _migrate(engine)
 
     @classmethod
     def open(cls, target: str | Path) -> "WrittenStore":
-        return cls(engine_for(target))
+        return cls(engine_for(target), target=target)
+
+    @property
+    def engine(self) -> Engine:
+        """The engine on the file the target names now (see the class)."""
+        if self._path is None or _file_identity(self._path) == self._identity:
+            return self._engine
+        with self._lock:
+            identity = _file_identity(self._path)
+            if identity == self._identity:
+                return self._engine
+            if identity is None:
+                raise OperationalError("open the report store", None,
+                                       FileNotFoundError(f"the database file {self._path} is gone"))
+            new = engine_for(self._target)
+            _migrate(new)
+            old, self._engine, self._identity = self._engine, new, identity
+            old.dispose()
+            log.info("the database file %s was replaced: tokens, reports and the inbox now use the new file",
+                     display(self._target))
+            return new
 
     def has_tables(self) -> bool:
         return inspect(self.engine).has_table(ReportRow.__tablename__)
 
     def close(self) -> None:
-        self.engine.dispose()
+        self._engine.dispose()
+
+    # --- availability -------------------------------------------------------------------------
+
+    def went_down(self, exc: BaseException) -> None:
+        """Note a failed use of the database: logged once, until it works again."""
+        self._retry_at = time.monotonic() + RETRY_DOWN_S
+        if self.available:
+            self.available = False
+            orig = getattr(exc, "orig", None) or exc
+            first = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+            log.warning("the database is unavailable (%s): answering from the knowledge base in memory, "
+                        "without outcome-report counts, until it is back", first[:300])
+
+    @property
+    def retry_at(self) -> float:
+        """When (time.monotonic()) an unavailable database is tried again."""
+        return self._retry_at
+
+    def came_back(self) -> None:
+        if not self.available:
+            self.available = True
+            log.info("the database is available again: outcome-report counts are back")
+
+    def counts_or_none(self, entry_ids: list[str] | None = None) -> dict[str, "Counts"] | None:
+        """counts(), or None while the database is unavailable (then tried again every RETRY_DOWN_S)."""
+        if not self.available and time.monotonic() < self._retry_at:
+            return None
+        try:
+            out = self.counts(entry_ids)
+        except DBAPIError as exc:
+            self.went_down(exc)
+            return None
+        self.came_back()
+        return out
 
     # --- tokens -------------------------------------------------------------------------------
 
@@ -263,6 +344,28 @@ class WrittenStore:
                                           set_={"count": table.c.count + 1, "last_seen": now})
         with self.engine.begin() as conn:
             conn.execute(stmt)
+            self._inbox_writes += 1
+            if self._inbox_writes % 16 == 1:  # the cap, checked now and then (a count of at most ~10k rows)
+                self._cap_inbox(conn)
+
+    def _cap_inbox(self, conn, cap: int | None = None) -> None:
+        """Keep at most ``cap`` groups: the oldest groups seen only once go first, then the oldest."""
+        cap = cap or MAX_INBOX_GROUPS
+        t = InboxRow.__table__
+        n = conn.execute(select(func.count()).select_from(t)).scalar_one()
+        if n <= cap:
+            return
+        excess = n - cap + max(1, cap // 20)  # some room, so that this does not run on every write
+        for cond in (t.c.count == 1, None):
+            q = select(t.c.fingerprint).order_by(t.c.last_seen).limit(excess)
+            if cond is not None:
+                q = q.where(cond)
+            fps = [r[0] for r in conn.execute(q)]
+            if fps:
+                conn.execute(t.delete().where(t.c.fingerprint.in_(fps)))
+                excess -= len(fps)
+            if excess <= 0:
+                break
 
     def inbox(self, limit: int = 100) -> list[InboxRow]:
         with Session(self.engine, expire_on_commit=False) as s:

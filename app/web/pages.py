@@ -254,7 +254,7 @@ def browse_page(request: Request, snap: Snapshot, lang: str, ids: list[str], q: 
         items=[
             {"id": e.id, "title": e.title(lang), "domain": e.domain, "category": e.category,
              "tags": list(e.tags), **fix_fields(e.fix_rate, rep.get(e.id), lang), "role": e.role, "code": e.code}
-            for rep in [store_for_app(request.app).counts([x.id for x in shown])] for e in shown
+            for rep in [store_for_app(request.app).counts_or_none([x.id for x in shown]) or {}] for e in shown
         ],
         total=total, page=page, pages=pages, per_page=per_page, first=start + 1, last=start + len(shown),
         q=q or "", tag=tag or "", domain=domain or "",
