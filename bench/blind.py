@@ -11,6 +11,10 @@ On the top answer only:
                 added to the KB after the labels (LABELLED_AT) is counted apart, as unlabelled;
   silent        no answer at all, over all reports.
 
+Labels written later (`later`: {"expected", "fair", "why", "date"} in a manifest row) are for entries added
+after the blind labels: they were written by reading the report again once the entry existed, so they are
+not blind. The figures with them are printed apart ("with later labels"), and the blind figures never use them.
+
 To score an older checkout ("before"), run this file with that checkout first on the path and its KB:
   cd OLD && PYTHONPATH=OLD python NEW/bench/blind.py --kb OLD/kb --dir NEW/bench/blind
 """
@@ -84,6 +88,14 @@ def score_set(base: Path, kb: Path) -> list[dict]:
             "matches": [(m["id"], m["confidence"]) for m in res["matches"]],
             "verdict": verdict(top["id"] if top else None, expected, fair, labelled),
         })
+        later = meta.get("later")
+        if later is not None:
+            rows[-1]["expected_later"] = later.get("expected")
+            rows[-1]["verdict_later"] = verdict(top["id"] if top else None, later.get("expected"),
+                                                list(later.get("fair", [])), labelled=None)
+        else:
+            rows[-1]["expected_later"] = expected
+            rows[-1]["verdict_later"] = rows[-1]["verdict"]
     return rows
 
 
@@ -109,6 +121,21 @@ def summary(rows: list[dict]) -> dict:
         "expected_missing_from_kb": sum(1 for r in held if not r["expected_in_kb"]),
         "wrong": [r["log"] for r in rows if r["verdict"] == "wrong"],
         "missed": [r["log"] for r in held if r["verdict"] != "right"],
+        "later": _later_summary(rows),
+    }
+
+
+def _later_summary(rows: list[dict]) -> dict:
+    """The same figures with the later labels where a report has one (not blind: see the docstring)."""
+    held = [r for r in rows if r["expected_later"]]
+    return {
+        "relabelled": sum(1 for r in rows if r["expected_later"] != r["expected"]),
+        "held": len(held),
+        "right_first_held": _ratio(sum(r["verdict_later"] == "right" for r in held), len(held)),
+        "right_first_held_n": sum(r["verdict_later"] == "right" for r in held),
+        "wrong_first_n": sum(r["verdict_later"] == "wrong" for r in rows),
+        "wrong_first_all": _ratio(sum(r["verdict_later"] == "wrong" for r in rows), len(rows)),
+        "unlabelled_n": sum(r["verdict_later"] == "unlabelled" for r in rows),
     }
 
 
@@ -131,6 +158,14 @@ def print_summary(s: dict) -> None:
         print(f"answered with an entry added after the labels ({LABELLED_AT}): {s['unlabelled_n']} "
               f"({', '.join(s['unlabelled'])}); label them to score them")
         print(f"wrong first, counting those as wrong: {s['wrong_or_unlabelled_all']}")
+    lt = s["later"]
+    if lt["relabelled"]:
+        print(f"\nwith later labels (not blind; {lt['relabelled']} reports labelled again after entries were added):")
+        print(f"  KB holds               {lt['held']}/{s['reports']}")
+        print(f"  right first (held)     {lt['right_first_held']}  ({lt['right_first_held_n']}/{lt['held']})")
+        print(f"  wrong first (all)      {lt['wrong_first_all']}  ({lt['wrong_first_n']}/{s['reports']})")
+        if lt["unlabelled_n"]:
+            print(f"  still unlabelled       {lt['unlabelled_n']}")
 
 
 def main(argv: list[str] | None = None) -> int:
