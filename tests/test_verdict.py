@@ -137,19 +137,45 @@ def test_unknown_error_whose_type_says_who_acts(client):
     assert (v["blame"]["kind"], v["retry"]["kind"]) == ("network", "transient")
 
 
-def test_a_signal_from_the_os_gets_a_verdict_with_its_origin(client):
-    # signals no entry knows (the shell's words for them at the end of the output)
-    res = post(client, "".join(f"step {i} loss 0.{i}\n" for i in range(20)) + "Floating point exception (core dumped)\n")
-    assert res["matches"] == [] and not (res["root_cause"] or {}).get("entry")
-    v = res["verdict"]
-    assert v["source"] == "derived" and v["origin"] == "signal" and v["signal"] == "SIGFPE"
-    assert v["blame"]["kind"] == "library_version" and v["retry"]["kind"] == "after_change"
-    assert "SIGFPE" in v["blame"]["reason"]
-    res = post(client, "step 1 loss 2.0\nIllegal instruction (core dumped)\n", "zh")
-    assert res["matches"] == []
-    v = res["verdict"]
-    assert v["signal"] == "SIGILL" and v["blame"]["kind"] == "installation" and "SIGILL" in v["blame"]["reason"]
-    assert "二进制" in v["blame"]["reason"]
+SIGNAL_LOGS = {  # the shell's words for a child ended by a signal, at the end of the output
+    "SIGFPE": ("library_version", "Floating point exception (core dumped)"),
+    "SIGILL": ("installation", "Illegal instruction (core dumped)"),
+    "SIGSEGV": ("library_version", "Segmentation fault (core dumped)"),
+    "SIGBUS": ("environment", "./train.sh: line 30: 294291 Bus error   (core dumped) python train.py"),
+}
+
+
+def test_a_signal_gets_the_entry_verdict_or_a_derived_one_over_http(client):
+    """Over HTTP, on the whole KB: an entry that knows the signal answers; else the signal itself does."""
+    for sig, (blame, line) in SIGNAL_LOGS.items():
+        res = post(client, "".join(f"step {i} loss 0.{i}\n" for i in range(20)) + line + "\n")
+        v, rc = res["verdict"], res["root_cause"] or {}
+        if rc.get("entry"):
+            doc = entry_yaml(rc["entry"])
+            assert v["source"] == "entry" and (v["blame"]["kind"], v["retry"]["kind"]) == (
+                doc["blame"]["kind"], doc["retry"]["kind"]), sig
+        else:
+            assert v["source"] == "derived" and v["origin"] == "signal" and v["signal"] == sig, sig
+            assert v["blame"]["kind"] == blame and sig in v["blame"]["reason"], sig
+
+
+def test_a_signal_no_entry_knows_gets_a_derived_verdict():
+    """The real matcher on real entries that know no signal (the Hugging Face Hub's): the signal decides."""
+    from app.matching.index import MatchIndex
+    from app.render.match import match_text
+
+    index = MatchIndex.build([e for e in load_kb(KB).entries if e.id.startswith("huggingface-hub/")])
+    for sig, (blame, line) in SIGNAL_LOGS.items():
+        res = match_text(index, "step 1 loss 2.0\n" + line + "\n", lang="zh")
+        v = res["verdict"]
+        assert res["matches"] == [] and v["source"] == "derived" and v["origin"] == "signal", sig
+        assert v["signal"] == sig and v["blame"]["kind"] == blame and v["retry"]["kind"] == "after_change", sig
+        assert sig in v["blame"]["reason"] and v["retry"]["label"] == "修复之后才能重试", sig
+    v = match_text(index, "step 9\nsubprocess.CalledProcessError: Command '['python', 'train.py']' returned "
+                          "non-zero exit status -15.\n")["verdict"]
+    assert (v["signal"], v["blame"]["kind"], v["retry"]["kind"]) == ("SIGTERM", "scheduler", "transient")
+    v = match_text(index, "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n")["verdict"]
+    assert (v["origin"], v["blame"]["kind"], v["retry"]["kind"]) == ("hardware", "hardware", "transient")
 
 
 def test_nothing_to_go_on_gives_no_verdict(client):

@@ -118,10 +118,15 @@ def derive(rc: RootCause) -> Verdict | None:
             return Verdict("user_code", "after_change", "derived", CONF_STDLIB, origin="stdlib",
                            blame_reason=Reason("raised_in_stdlib_from_user_call", params),
                            retry_reason=Reason("derived_after_change"))
-    if _HARDWARE.search(rc.line):
+    return from_line(rc.line)
+
+
+def from_line(text: str) -> Verdict | None:
+    """What one line alone says: a GPU hardware report, or a signal that ended a process."""
+    if _HARDWARE.search(text):
         return Verdict("hardware", "transient", "derived", CONF_HARDWARE, origin="hardware",
                        blame_reason=Reason("hardware_report"), retry_reason=Reason("derived_hardware_transient"))
-    sig = signal_in(rc.line)
+    sig = signal_in(text)
     return _by_signal(sig) if sig in _BY_SIGNAL else None
 
 
@@ -144,7 +149,8 @@ def _by_signal(sig: str) -> Verdict:
 
 def verdict_of(res: MatchResult, entry: EntryLookup, tail: list[str] = ()) -> Verdict | None:
     """The verdict on the result's root cause: its entry's, else a derived one; with no root cause (or
-    nothing to derive from it), the signal the log's last lines (``tail``) or torchrun's summary report."""
+    nothing to derive from it), the signal torchrun's summary reports, else what the log's last lines
+    (``tail``) say: a hardware report or a signal."""
     rc = res.root_cause
     if rc is not None and rc.entry is not None:
         e = entry(rc.entry)
@@ -155,6 +161,8 @@ def verdict_of(res: MatchResult, entry: EntryLookup, tail: list[str] = ()) -> Ve
     v = derive(rc) if rc is not None else None
     if v is not None:
         return v
-    sigs = [f.get("signal") for f in res.log.failed_ranks if f.get("first")] + [signal_in(t) for t in reversed(tail)]
-    sig = next((s for s in sigs if s in _BY_SIGNAL), None)
-    return _by_signal(sig) if sig else None
+    sig = next((f.get("signal") for f in res.log.failed_ranks if f.get("first") and f.get("signal") in _BY_SIGNAL),
+               None)
+    if sig is not None:
+        return _by_signal(sig)
+    return next((v for t in reversed(tail) if (v := from_line(t)) is not None), None)
