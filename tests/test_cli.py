@@ -145,7 +145,9 @@ def test_unreadable_inputs_and_outputs_give_one_line_and_exit_2(own_db, tmp_path
     made.write_text("an earlier export\n")
     db = str(own_db)
     _one_line_error(cli(capsys, "match", "--db", db, str(tmp_path / "nope.log")), "nope.log", "No such file")
-    _one_line_error(cli(capsys, "match", "--db", db, str(tmp_path)), "Is a directory")
+    (tmp_path / "empty").mkdir()  # a folder is a set of logs (app/logsets): one with no files is refused
+    _one_line_error(cli(capsys, "match", "--db", db, str(tmp_path / "empty")), "no files")
+    _one_line_error(cli(capsys, "match", "--db", db, str(log), str(tmp_path / "nope.log")), "nope.log", "No such file")
     _one_line_error(cli(capsys, "match", "--db", db, "--env", str(tmp_path / "freeze.txt"), str(log)), "freeze.txt")
     _one_line_error(cli(capsys, "export", "--db", db, "--out", str(made)), "is a file")
     assert made.read_text() == "an earlier export\n"  # untouched

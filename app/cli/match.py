@@ -12,14 +12,12 @@ from app.settings import default_db
 
 
 def register(sub) -> None:
-    p = sub.add_parser("match", help="match a traceback or log (FILE or - for stdin), or several logs of one job",
-                       epilog="several files, folders (a torchrun --log-dir, per-rank or per-host logs, error files) "
-                              "and .zip / .tar.gz archives of them give one answer that names the file and line "
-                              "of each finding")
+    p = sub.add_parser("match", help="match a traceback or log (FILE or - for stdin), or several logs of one job")
     add_db(p)
     p.add_argument("file", nargs="*", default=["-"],
-                   help="the log or traceback; - (the default) reads standard input; several files, folders or "
-                        "archives are matched together")
+                   help="the log or traceback; - (the default) reads standard input; several files, folders "
+                        "(a torchrun --log-dir, per-rank or per-host logs, error files) or .zip / .tar.gz archives "
+                        "of them are matched together: one answer that names the file and line of each finding")
     p.add_argument("--env", help="file with pip freeze / collect_env output")
     p.add_argument("--json", action="store_true", help="print the API's JSON (the same as --format json)")
     p.add_argument("--format", choices=["text", "json", "md"], default=None, help="output format (default: text)")
@@ -44,15 +42,11 @@ def match_logset(paths: list[str], *, server: str | None, db: str | None, kb: st
     """The /match result for several files (read here under the same limits as the service), from the
     service (one multipart upload) or the local database.  ``extra``: more (name, bytes) inputs."""
     from app.cli.backend import BackendError
-    from app.logsets import LogSetError, match_files, read_paths
+    from app.logsets import match_files, read_paths
     from app.logsets.inputs import Collected
 
-    try:
-        collected = read_paths(paths) if paths else Collected()
-        for name, data in extra:
-            collected.files.append(LogFile(name, data))
-    except LogSetError as exc:
-        raise BackendError(exc.message) from None
+    collected = read_paths(paths) if paths else Collected()  # LogSetError: the inputs are refused (a usage error)
+    collected.files += [LogFile(name, data) for name, data in extra if data.strip()]
     if server:
         from app.client import Client, FaultlineError, _raise_for
 
@@ -77,10 +71,7 @@ def match_logset(paths: list[str], *, server: str | None, db: str | None, kb: st
         index = index_from_db(db or default_db(), kb)
     except Exception as exc:  # noqa: BLE001 - a broken or unreadable database is reported, not raised
         raise BackendError(f"cannot read the knowledge base from {db or default_db()}: {exc}") from None
-    try:
-        res = match_files(index, collected, environment=environment, limit=limit, lang=lang)
-    except LogSetError as exc:
-        raise BackendError(exc.message) from None
+    res = match_files(index, collected, environment=environment, limit=limit, lang=lang)
     return with_local_reports(res, db or default_db(), index.entry, lang)
 
 
@@ -115,10 +106,15 @@ def _run_logset(args) -> int:
     if not args.server and (why := missing_db(args.db or default_db())):
         print(f"faultline match: {why}", file=sys.stderr)
         return 2
+    from app.logsets import LogSetError
+
     env = read_input(args.env) if args.env else None
     try:
         res = match_logset(args.file, server=args.server, db=args.db, kb=args.kb, environment=env,
                            limit=args.limit, lang=args.lang)
+    except LogSetError as exc:  # a missing or unreadable file, a limit, an unsafe archive
+        print(f"faultline match: {exc.message}", file=sys.stderr)
+        return 2
     except BackendError as exc:
         print(f"faultline match: {exc}", file=sys.stderr)
         return 1
