@@ -80,6 +80,8 @@ def verify_signature(entry_id: str, sig, old: Optional[dict], rel: Releases, tod
         if not todo:
             break
     rel.cache.save()
+    if not seen:
+        return Outcome(entry_id, sig.name, "unavailable", old, f"none of the {len(skipped)} releases tried could be read")
     summ = choose.summary([r for r in releases if r not in skipped], seen)
     rec = {"name": sig.name, "source": claim.source, "package": claim.package, "claim": claim.spec,
            "claim_from": old.get("claim_from", "note") if old else "note"}
