@@ -280,6 +280,8 @@ def test_limits_come_from_the_settings(client, monkeypatch):
     monkeypatch.setenv("FAULTLINE_LOGSET_MAX_FILES", "3")
     err = refused(client, zip_of(SPAWN) + b"", "spawn.zip", 413, "limit_exceeded", "max_files")
     assert "FAULTLINE_LOGSET_MAX_FILES" in err["message"]
+    r = upload(client, files_of(SPAWN))  # four parts: the form itself is over the limit
+    assert r.status_code == 413 and r.json()["error"]["limit"] == "max_files", r.text
     monkeypatch.setenv("FAULTLINE_LOGSET_MAX_FILES", "512")
     monkeypatch.setenv("FAULTLINE_LOGSET_MAX_FILE_BYTES", "1000")
     r = upload(client, files_of(SPAWN))
