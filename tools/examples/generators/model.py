@@ -164,6 +164,22 @@ for step, x in enumerate(loader):
 dist.destroy_process_group()
 '''
 
+# a bare SIGBUS: the rank itself dies of signal 7 and torch prints none of its shm text, only
+# torchrun's summary.  The signal is real (the rank sends it to itself); it stands for a write into a
+# /dev/shm page the tmpfs cannot back, not for a measured shm exhaustion.
+_RANK_SIGBUS = '''
+import os, signal, torch
+
+model = torch.nn.Linear(64, 8)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(4):
+    loss = model(torch.randn(32, 64)).pow(2).mean()
+    opt.zero_grad(); loss.backward(); opt.step()
+    print(f"step {step} loss {loss.item():.4f}", flush=True)
+    if step == 2:
+        os.kill(os.getpid(), signal.SIGBUS)
+'''
+
 # --------------------------------------------------------------------------
 # pytorch/cant-pickle-local-object
 # --------------------------------------------------------------------------
@@ -568,6 +584,7 @@ def generate() -> None:
     _run(e, "worker-sigbus-direct", _WORKER_SIGBUS)
     _run(e, "worker-sigbus-torchrun", _WORKER_SIGBUS_DDP, torchrun=tr2)
     _run(e, "worker-sigbus-tail", _WORKER_SIGBUS, keep="tail:21")
+    generate_bare_sigbus()
 
     # cant-pickle-local-object
     e = "pytorch/cant-pickle-local-object"
@@ -619,3 +636,9 @@ def generate() -> None:
     _run(e, "numpy-array-tail", _WO_NUMPY, keep="tail:8")
     _run(e, "resume-torchrun", _WO_DDP, torchrun=tr2)
     _run(e, "git-lfs-pointer", _WO_LFS)
+
+
+def generate_bare_sigbus() -> None:
+    """A rank ended by SIGBUS under torchrun, with no mapped-file word in the log."""
+    _run("pytorch/dataloader-insufficient-shm", "bare-sigbus-torchrun", _RANK_SIGBUS,
+         torchrun={"nproc_per_node": 1})

@@ -48,26 +48,41 @@ import mmap, os
 import torch
 
 ROW = 1024 * 4  # one row of 1024 float32
-path = "features.bin"
-with open(path, "wb") as fh:
-    fh.write(bytes(ROW) * 4096)
+SHARD = "features-00000.bin"
 
-class MappedFeatures(torch.utils.data.Dataset):
-    """Rows of a feature file read through mmap (as np.memmap, LMDB and Arrow datasets do)."""
+
+def write_feature_shard(path, rows):
+    with open(path, "wb") as fh:
+        fh.write(bytes(ROW) * rows)
+
+
+def read_mmap_row(mm, i):
+    # a slice of the mapping copies the row: the page fault (and the SIGBUS) happens here
+    return torch.frombuffer(mm[i * ROW:(i + 1) * ROW], dtype=torch.float32)
+
+
+class MmapShardDataset(torch.utils.data.Dataset):
+    """Rows of a feature shard read through mmap (as np.memmap, LMDB and Arrow datasets do)."""
     def __init__(self, path):
         self.fh = open(path, "rb")
         self.mm = mmap.mmap(self.fh.fileno(), 0, access=mmap.ACCESS_READ)
     def __len__(self):
         return len(self.mm) // ROW
     def __getitem__(self, i):
-        return torch.frombuffer(self.mm[i * ROW:(i + 1) * ROW], dtype=torch.float32)
+        return read_mmap_row(self.mm, i)
 
-ds = MappedFeatures(path)
+
+def rewrite_shard_in_place(path):
+    # another job rewrites the file in place (same name, shorter) while this one still maps it
+    os.truncate(path, 4096)
+
+
+write_feature_shard(SHARD, 4096)
+ds = MmapShardDataset(SHARD)
 print("dataset rows", len(ds), flush=True)
 for i in range(3):
     print("row", i, float(ds[i].sum()), flush=True)
-# another job rewrites the file in place (same name, shorter) while this one still maps it
-os.truncate(path, 4096)
+rewrite_shard_in_place(SHARD)
 print("reading row 4000", flush=True)
 print(float(ds[4000].sum()))
 '''
@@ -124,6 +139,8 @@ status=$?
 echo "train.py exited with status $status"
 exit $status
 """
+# the same job script with faulthandler on, as the mapped-file entry's workaround advises
+RUN_SH_FAULTHANDLER = RUN_SH.replace("python train.py", "python -X faulthandler train.py")
 
 
 def run_shell(entry_id: str, name: str, files: dict[str, str], cmd: str, timeout: int = 180) -> Path:
@@ -160,12 +177,7 @@ def generate() -> None:
               "python -X faulthandler train.py")
     run_script(seg, "torchrun-signal-11", TRAIN_SEGV, torchrun={"nproc_per_node": 1})
 
-    bus = "native/sigbus-mapped-file"
-    run_shell(bus, "truncated-mmap-shell", {"train.py": TRAIN_SIGBUS, "run.sh": RUN_SH},
-              "bash run.sh")
-    run_shell(bus, "truncated-mmap-faulthandler", {"train.py": TRAIN_SIGBUS},
-              "python -X faulthandler train.py")
-    run_script(bus, "truncated-mmap-torchrun", TRAIN_SIGBUS, torchrun={"nproc_per_node": 1})
+    generate_sigbus()
 
     ill = "native/illegal-instruction"
     run_shell(ill, "ud2-shell", {"train.py": TRAIN_SIGILL, "run.sh": RUN_SH}, "bash run.sh")
@@ -179,3 +191,15 @@ def generate() -> None:
     run_shell(ab, "bad-alloc-faulthandler", {"shard.cpp": CPP_THROW, "train.py": TRAIN_ABORT},
               build + "python -X faulthandler train.py 1")
     run_script(ab, "bad-alloc-torchrun", CPP_LOADER + TRAIN_ABORT, args=["1"], torchrun={"nproc_per_node": 1})
+
+
+def generate_sigbus() -> None:
+    """The mapped-file SIGBUS logs, each with faulthandler on: its Python stack names the mmap read
+    (a bare SIGBUS with no such word is the shared-memory entry's, pytorch/dataloader-insufficient-shm)."""
+    bus = "native/sigbus-mapped-file"
+    run_shell(bus, "truncated-mmap-shell", {"train.py": TRAIN_SIGBUS, "run.sh": RUN_SH_FAULTHANDLER},
+              "bash run.sh")
+    run_shell(bus, "truncated-mmap-faulthandler", {"train.py": TRAIN_SIGBUS},
+              "python -X faulthandler train.py")
+    run_script(bus, "truncated-mmap-torchrun", TRAIN_SIGBUS, torchrun={"nproc_per_node": 1},
+               env={"PYTHONFAULTHANDLER": "1"})
