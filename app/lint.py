@@ -74,6 +74,10 @@ def lint(root: str | Path, strict: bool = True) -> LintReport:
             if getattr(e, part) is None:
                 (rep.errors if strict else rep.warnings).append(
                     f"{f} [{part}]: missing: {what} (`{part}: {{kind, reason: {{en, zh}}}}`, kinds in app/entry.py)")
+        if not e.seen_in and not e.seen_in_none:
+            (rep.errors if strict else rep.warnings).append(
+                f"{f} [seen_in]: missing: the public threads read for this entry (URLs), "
+                "or seen_in_none saying how you looked and found none")
         if strict:
             if len(e.workarounds) < 2:
                 rep.errors.append(f"{f} [workarounds]: at least 2 workarounds are required")

@@ -111,6 +111,13 @@ retry:
   reason:
     en: "TODO(en): one line: why a rerun as is can or cannot succeed"
     zh: "TODO(zh): 用中文写一行：为什么原样重跑能或不能成功"
+# every public thread read to write this entry (URLs); none found: seen_in: [] and seen_in_none says how you looked
+seen_in: ["TODO(seen_in): the URL of each public thread you read for this entry"]
+seen_in_none: null
+reports_seen:
+  count: "TODO(count): how many public threads report this message"
+  date: "TODO(date): the day you counted, YYYY-MM-DD"
+  how: "TODO(how): how you counted (the query, how many results you read)"
 """
 
 

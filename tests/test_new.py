@@ -57,6 +57,8 @@ def _fill(doc: dict) -> dict:
         versions=[{"package": "torch", "range": ">=2.0", "status": "affected", "introduced": "2.0"}],
         blame={"kind": "user_code", "reason": t("The caller asks for too many splines.", "调用方要求的样条太多。")},
         retry={"kind": "after_change", "reason": t("The same call fails the same way.", "同样的调用会以同样的方式失败。")},
+        seen_in=["https://github.com/pytorch/pytorch/issues/1"], seen_in_none=None,
+        reports_seen={"count": 1, "date": "2026-12-04", "how": "a test"},
         fix_rate=0.8, confidence=0.8, evidence_count=0, first_seen="2024-01-01",
         provenance={"source": "curated", "rates": "estimated",
                     "note": t("Estimated for a test.", "测试用的估计值。")},
