@@ -39,6 +39,8 @@ def _present(rel: Releases, claim: Claim, version: str, literals: list[str], lit
     try:
         found = contains(rel.text(claim.source, claim.package, version), literals)
     except Unavailable:
+        if not rel.offline:  # the index has no file pip can fetch: do not ask again on the next run
+            rel.cache.results[key] = None
         return None
     rel.cache.results[key] = found
     return found

@@ -44,12 +44,18 @@ class Cache:
         self.root.mkdir(parents=True, exist_ok=True)
         self._results_path = self.root / "results.json"
         try:
-            self.results: dict[str, bool] = json.loads(self._results_path.read_text())
+            self.results: dict[str, bool | None] = json.loads(self._results_path.read_text())
         except (OSError, ValueError):
             self.results = {}
 
     def save(self) -> None:
-        tmp = self._results_path.with_suffix(".tmp")
+        """Write the answers, merged with what another run may have written meanwhile."""
+        try:
+            on_disk = json.loads(self._results_path.read_text())
+        except (OSError, ValueError):
+            on_disk = {}
+        self.results = {**on_disk, **self.results}
+        tmp = self._results_path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(self.results, sort_keys=True))
         tmp.replace(self._results_path)
 
