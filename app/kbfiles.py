@@ -149,7 +149,7 @@ def load_kb(root: str | Path, lenient: bool = False) -> KB:
 
 def _attach_verification(kb: KB) -> None:
     """Each signature's record from kb/verification/ (`faultline verify`), as the pages and the JSON show it."""
-    from app.verify import records
+    from app.verification import records
 
     for e in kb.entries:
         try:

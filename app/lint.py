@@ -109,7 +109,7 @@ def lint(root: str | Path, strict: bool = True) -> LintReport:
         per_entry[ex.entry_id] = per_entry.get(ex.entry_id, 0) + 1
         rep.checked_examples += 1
         _expect(rep, index, ex.read(), ex.entry_id, rel)
-    from app.verify.records import lint_kb as verification_problems  # kb/verification/ (`faultline verify`)
+    from app.verification.records import lint_kb as verification_problems  # kb/verification/ (`faultline verify`)
 
     v_errors, v_warnings = verification_problems(kb, root)
     rep.errors.extend(v_errors)

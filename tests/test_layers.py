@@ -10,11 +10,12 @@ from tests.conftest import REPO
 
 LAYERS = {
     "__init__": 0, "entry": 0, "settings": 0,
-    "kbfiles": 1, "scaffold": 1,
+    "verification": 0.5, "kbfiles": 1, "scaffold": 1,
     "matching": 2, "rates": 2, "i18n": 2,
     "store": 3,
     "inbox": 4, "render": 4,
-    "lint": 5, "service": 5, "schemas": 5, "peers": 5, "runwrap": 5,
+    "logsets": 4.5,
+    "lint": 5, "verify": 5, "service": 5, "schemas": 5, "peers": 5, "runwrap": 5,
     "web": 6, "client": 6,
     "api": 7,
     "mcp": 8, "server": 8,

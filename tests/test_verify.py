@@ -20,8 +20,9 @@ from app.kbfiles import load_kb
 from app.lint import lint
 from app.main import create_app
 from app.store.load import load_into_db
-from app.verify import choose, records
-from app.verify.claims import Claim, bound, disagreement, parse_claim
+from app.verify import choose
+from app.verification import records
+from app.verification.claims import Claim, bound, disagreement, parse_claim
 from app.verify.run import verify_kb, verify_signature
 from app.verify.search import archive_text, contains, message_literals
 from app.verify.sources import Cache, Releases

@@ -6,10 +6,10 @@ them and at a few releases inside, and searched for the literal parts of the sig
 The boundaries are then narrowed by bisection to the first and last release that contains the
 text.  Messages of a C library (NCCL) are searched in its source at the release tags.
 
-- ``claims``: the version range a signature's ``versions`` note claims, as data
 - ``choose``: which releases to fetch for a claim, and bisection between an absent and a present one
 - ``search``: the literal parts of a pattern, searched in a wheel/sdist or a source tree
 - ``sources``: the package index (``pip index versions`` / ``pip download``) and git tags, cached
-- ``records``: the per-entry records under ``kb/verification/`` and their agreement with the entry
 - ``run``: one signature, or the whole KB, verified
+
+The claims and the records they produce are data of the KB and live in app/verification/.
 """

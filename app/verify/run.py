@@ -6,8 +6,9 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Optional
 
-from app.verify import choose, records
-from app.verify.claims import Claim, disagreement
+from app.verify import choose
+from app.verification import records
+from app.verification.claims import Claim, disagreement
 from app.verify.search import contains, message_literals
 from app.verify.sources import Releases, Unavailable
 
