@@ -58,12 +58,15 @@ class Settings:
     logset_max_file_bytes: int = 8 << 20
     logset_max_total_bytes: int = 16 << 20
     logset_max_ratio: int = 200
+    # the service's public address (e.g. https://faultline.example.org) for absolute links in pages;
+    # unset: links are relative, never built from the request's Host header
+    public_url: str | None = None
 
 
 _NAMES = ("DATABASE_URL", "FAULTLINE_DB", "FAULTLINE_KB", "FAULTLINE_RELOAD_POLL", "FAULTLINE_MATCH_BUDGET_MS",
           "FAULTLINE_INBOX", "FAULTLINE_REPORTS_PER_MINUTE", "FAULTLINE_MCP_ALLOWED_HOSTS", "FAULTLINE_SERVER",
           "FAULTLINE_TOKEN", "FAULTLINE_LOGSET_MAX_FILES", "FAULTLINE_LOGSET_MAX_FILE_BYTES",
-          "FAULTLINE_LOGSET_MAX_TOTAL_BYTES", "FAULTLINE_LOGSET_MAX_RATIO")
+          "FAULTLINE_LOGSET_MAX_TOTAL_BYTES", "FAULTLINE_LOGSET_MAX_RATIO", "FAULTLINE_PUBLIC_URL")
 
 
 def settings() -> Settings:
@@ -88,6 +91,7 @@ def _settings(values: tuple, cwd: str) -> Settings:
         logset_max_file_bytes=_positive_int("FAULTLINE_LOGSET_MAX_FILE_BYTES", 8 << 20),
         logset_max_total_bytes=_positive_int("FAULTLINE_LOGSET_MAX_TOTAL_BYTES", 16 << 20),
         logset_max_ratio=_positive_int("FAULTLINE_LOGSET_MAX_RATIO", 200),
+        public_url=(env("FAULTLINE_PUBLIC_URL") or "").strip().rstrip("/") or None,
     )
 
 

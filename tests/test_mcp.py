@@ -79,6 +79,11 @@ async def exercise_read_tools(target) -> None:
         assert r.is_error and "not_found" in r.content[0].text
         r = await c.call_tool("match_log", {"text": "   "})
         assert r.is_error and "empty_text" in r.content[0].text
+        # an id is never a path: '../export' would reach another route through the in-process client
+        for tool, arg, bad in (("get_entry", "entry_id", "../export"), ("get_entry", "entry_id", "pytorch/../../inbox"),
+                               ("get_guide", "guide_id", "../export")):
+            r = await c.call_tool(tool, {arg: bad})
+            assert r.is_error and "not an entry id" in r.content[0].text or "not a guide id" in r.content[0].text
 
 
 def test_stdio_local_database(own_db):

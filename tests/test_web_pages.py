@@ -164,7 +164,10 @@ def test_language_switch_only_redirects_to_local_paths(web):
 def test_switch_links_point_back_to_the_same_page(web):
     r = page(web, "/errors?q=nccl&lang=en")
     assert "/lang/zh?next=/errors%3Fq%3Dnccl" in r.text
-    assert 'href="http://testserver/errors?q=nccl&amp;lang=zh"' in r.text  # hreflang alternate
+    assert 'href="/errors?q=nccl&amp;lang=zh"' in r.text  # hreflang alternate
+    # the client's Host header never makes the page's links (FAULTLINE_PUBLIC_URL does)
+    r = web.get("/errors?q=nccl&lang=en", headers={**HTML, "Host": "evil.example"})
+    assert "evil.example" not in r.text
 
 
 def test_export_links_of_the_entry_page_work(web):
@@ -362,3 +365,15 @@ def test_zh_catalog_translates_every_ui_string():
                 m = have[mid]
                 strings = m.string if isinstance(m.string, tuple) else (m.string,)
                 assert all(strings) and not m.fuzzy, f"zh: untranslated {mid!r}"
+
+
+def test_lang_cookie_is_secure_behind_tls_and_links_use_the_public_url(web_app, monkeypatch):
+    with TestClient(web_app, base_url="https://testserver") as c:
+        r = c.get("/lang/zh?next=/", headers=HTML, follow_redirects=False)
+        assert "secure" in r.headers["set-cookie"].lower()
+    with TestClient(web_app) as c:  # plain HTTP: a Secure cookie would never come back
+        r = c.get("/lang/zh?next=/", headers=HTML, follow_redirects=False)
+        assert "secure" not in r.headers["set-cookie"].lower()
+        monkeypatch.setenv("FAULTLINE_PUBLIC_URL", "https://faultline.example.org/")
+        r = page(c, "/errors?q=nccl&lang=en")
+        assert 'href="https://faultline.example.org/errors?q=nccl&amp;lang=zh"' in r.text

@@ -187,7 +187,8 @@ async def switch_language(code: str, request: Request, next: str | None = None) 
                           _("This site is available in: %(names)s.", names=names))
     target = strip_lang(next) if is_local_path(next) else "/"
     resp = RedirectResponse(target, status_code=303)
-    resp.set_cookie("lang", lang, max_age=COOKIE_MAX_AGE, path="/", samesite="lax", httponly=True)
+    resp.set_cookie("lang", lang, max_age=COOKIE_MAX_AGE, path="/", samesite="lax", httponly=True,
+                    secure=request.url.scheme == "https")
     resp.headers["Cache-Control"] = "no-store"
     return resp
 

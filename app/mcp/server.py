@@ -18,6 +18,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
+from app.entry import GUIDE_ID_RE, ID_RE
 from app.settings import settings
 from app.client import AsyncClient, FaultlineError, _raise_for
 from app.mcp.models import (GuideOut, GuidesOut, GuideSummary, LogText, MatchOut, EntryOut, EntrySummary, OutcomeOut, SearchOut,
@@ -34,6 +35,12 @@ INSTRUCTIONS = (
 )
 logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per in-process API call is noise
 READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+
+
+def _check_id(value: str, pattern, what: str) -> None:
+    """An id goes into a URL path: anything but an id's shape (e.g. '../export') is refused, never sent."""
+    if not pattern.match(value or ""):
+        raise ToolError(f"not {what}: {value[:80]!r}")
 
 
 def _fail(exc: FaultlineError) -> ToolError:
@@ -91,6 +98,7 @@ def build_server(client: ClientFactory) -> MCPServer:
     async def get_entry(entry_id: str, lang: Lang = "en") -> EntryOut:
         """One entry by id (e.g. "pytorch/nccl-timeout-allreduce"): error text, root cause, every fix with
         its command and success rate, dead ends, affected versions, official docs."""
+        _check_id(entry_id, ID_RE, "an entry id like 'pytorch/cuda-out-of-memory' (search_entries lists them)")
         async with api() as c:
             return entry_out(await c.get_json(f"/errors/{quote(entry_id)}", {"lang": lang}))
 
@@ -119,6 +127,7 @@ def build_server(client: ClientFactory) -> MCPServer:
     @mcp.tool(title="Get a guide", annotations=READ_ONLY)
     async def get_guide(guide_id: str, lang: Lang = "en") -> GuideOut:
         """One playbook by id, section by section with its steps and commands."""
+        _check_id(guide_id, GUIDE_ID_RE, "a guide id like 'distributed-hangs' (list_guides lists them)")
         async with api() as c:
             return guide_out(await c.get_json(f"/guides/{quote(guide_id)}", {"lang": lang}))
 

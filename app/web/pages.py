@@ -33,6 +33,7 @@ from app.render.evidence import fix_fields
 from app.render.view import entry_view, guide_view
 from app.store.written import store_for_app
 from app.service import Snapshot
+from app.settings import settings
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 STATIC = Path(__file__).resolve().parent / "static"
@@ -144,7 +145,8 @@ def _absolute(request: Request, path_and_query: str, lang: str | None) -> str:
     url = URL(path_and_query)
     if lang is not None:
         url = url.include_query_params(lang=lang)
-    base = str(request.base_url).rstrip("/")
+    # an absolute link only from the configured public address: the Host header is the client's to set
+    base = settings().public_url or ""
     return base + url.path + (f"?{url.query}" if url.query else "")
 
 
