@@ -519,3 +519,16 @@ def test_a_small_drop_loads_and_names_the_removed_entries(tmp_path, kb_copy, cap
     with caplog.at_level("WARNING", logger="faultline"):
         load_into_db(kb_copy, db)
     assert "removes 1 of the" in caplog.text
+
+
+def test_a_new_sqlite_database_is_readable_by_its_owner_only(tmp_path):
+    """Reports, environments and inbox samples live in it: other local users must not read it."""
+    import stat
+    import subprocess
+    import sys
+
+    db = tmp_path / "fresh.db"
+    r = subprocess.run([sys.executable, "-m", "app.cli", "load", "--db", str(db)], capture_output=True, text=True,
+                       timeout=300, cwd=Path(__file__).resolve().parent.parent)
+    assert r.returncode == 0, r.stderr
+    assert stat.S_IMODE(db.stat().st_mode) == 0o600

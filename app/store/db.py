@@ -83,6 +83,10 @@ def engine_for(target: str | Path, readonly: bool = False) -> Engine:
         eng = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False,
                                                                         timeout=30))  # one per thread
     else:
+        if not path.exists() and path.parent.is_dir():
+            # created readable by its owner only: it will hold report notes, environments and inbox
+            # samples (SQLite gives its -wal and -shm files the same mode)
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
         eng = create_engine(f"sqlite:///{path}", connect_args={"check_same_thread": False, "timeout": 30},
                             max_overflow=-1)
 
