@@ -180,7 +180,7 @@ def exit_signal_hits(index: MatchIndex, parsed: ParsedLog, already: set[str],
     Entries already matched by their own signatures are not added again."""
     spec = int(-math.log(1 - cfg.killed_confidence) * cfg.spec_scale) + 1
     out: list[Hit] = []
-    cache: dict[tuple, list[str]] = {}
+    cache = index.signal_entries  # what the KB says of a signal depends on the index only: probed once per index
     for ln, ex in child_exits(parsed):
         if ex.signal is None and ex.status is None:
             continue

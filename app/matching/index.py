@@ -110,6 +110,7 @@ class MatchIndex:
             self.contexts.setdefault(spec.entry_id, []).append(spec.context)
         self.roles = roles
         self.benign_ids = frozenset(eid for eid, role in roles.items() if role == "benign")  # once, not per match
+        self.signal_entries: dict[tuple, list[str]] = {}  # app/matching/exits.py: a signal's explaining entries
         self._lookup = entry_lookup
         self._rx: OrderedDict[int, object] = OrderedDict()
         self.unanchored_sets: list[tuple[object, list[int]]] = []
