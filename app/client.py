@@ -1,6 +1,6 @@
 """A typed Python client for the Faultline HTTP API (httpx; sync ``Client`` and async ``AsyncClient``).
 
-    from app.client import Client
+    from faultline.client import Client
 
     with Client("http://127.0.0.1:8000") as fl:
         res = fl.match(open("train.log").read(), lang="en")
@@ -18,10 +18,10 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel
 
-from app.schemas.common import Health
-from app.schemas.entries import EntryList, EntryView, GuideList, GuideView
-from app.schemas.match import MatchResponse
-from app.schemas.outcomes import OutcomeOut as OutcomeReport
+from faultline.schemas.common import Health
+from faultline.schemas.entries import EntryList, EntryView, GuideList, GuideView
+from faultline.schemas.match import MatchResponse
+from faultline.schemas.outcomes import OutcomeOut as OutcomeReport
 
 M = TypeVar("M", bound=BaseModel)
 DEFAULT_URL = "http://127.0.0.1:8000"

@@ -13,7 +13,7 @@ from typing import Any
 
 import re2
 
-from app.matching.mask import mask
+from faultline.matching.mask import mask
 
 SAMPLE_MAX = 400
 # Only this much of a failure line is scrubbed and kept: the sample is cut to SAMPLE_MAX anyway, and a
@@ -175,7 +175,7 @@ def fingerprint(sample: str) -> str:
 
 
 def enabled() -> bool:
-    from app.settings import settings
+    from faultline.settings import settings
 
     return settings().inbox
 
@@ -194,7 +194,7 @@ def group_of(result: dict[str, Any], text: str) -> tuple[str, str] | None:
 
 
 def group_view(row) -> dict[str, Any]:
-    from app.store.written import iso
+    from faultline.store.written import iso
 
     return {"fingerprint": row.fingerprint, "count": row.count, "sample": row.sample,
             "first_seen": iso(row.first_seen), "last_seen": iso(row.last_seen)}
@@ -223,7 +223,7 @@ def scaffold_fields(store, fp: str) -> dict[str, Any] | None:
 
 def from_inbox(target: str, fp: str) -> dict[str, Any] | None:
     """scaffold_fields() for the inbox in a database (a path or URL, as `--db` takes): for `faultline new --from-inbox`."""
-    from app.store.written import WrittenStore
+    from faultline.store.written import WrittenStore
 
     store = WrittenStore.open(target)
     try:

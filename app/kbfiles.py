@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from app.entry import Entry, Guide, untranslated
+from faultline.entry import Entry, Guide, untranslated
 
 ENTRY_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_FILE_BYTES = 1 << 20
@@ -149,7 +149,7 @@ def load_kb(root: str | Path, lenient: bool = False) -> KB:
 
 def _attach_verification(kb: KB) -> None:
     """Each signature's record from kb/verification/ (`faultline verify`), as the pages and the JSON show it."""
-    from app.verification import records
+    from faultline.verification import records
 
     for e in kb.entries:
         try:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.kbfiles import KB, KBError, examples, load_kb
-from app.matching.index import MIN_SPECIFICITY, MatchIndex, SignatureError, compile_signature
-from app.render.match import match_text
-from app.scaffold import covered, placeholder_fields
+from faultline.kbfiles import KB, KBError, examples, load_kb
+from faultline.matching.index import MIN_SPECIFICITY, MatchIndex, SignatureError, compile_signature
+from faultline.render.match import match_text
+from faultline.scaffold import covered, placeholder_fields
 
 MIN_EXAMPLE_LOGS = 3
 
@@ -109,7 +109,7 @@ def lint(root: str | Path, strict: bool = True) -> LintReport:
         per_entry[ex.entry_id] = per_entry.get(ex.entry_id, 0) + 1
         rep.checked_examples += 1
         _expect(rep, index, ex.read(), ex.entry_id, rel)
-    from app.verification.records import lint_kb as verification_problems  # kb/verification/ (`faultline verify`)
+    from faultline.verification.records import lint_kb as verification_problems  # kb/verification/ (`faultline verify`)
 
     v_errors, v_warnings = verification_problems(kb, root)
     rep.errors.extend(v_errors)

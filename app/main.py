@@ -1,4 +1,4 @@
-"""The FastAPI application: `uvicorn app.main:app` (or `faultline serve`)."""
+"""The FastAPI application: `uvicorn faultline.main:app` (or `faultline serve`)."""
 from __future__ import annotations
 
 from contextlib import asynccontextmanager
@@ -7,12 +7,12 @@ from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.staticfiles import StaticFiles
 
-from app.api import errors, export, guides, health, inbox, match, openapi, outcomes, pages, problems
-from app.api.middleware import Edge
-from app.mcp.server import mount as mount_mcp
-from app.service import KBService
-from app.store.written import close_for_app
-from app.settings import default_db, default_kb
+from faultline.api import errors, export, guides, health, inbox, match, openapi, outcomes, pages, problems
+from faultline.api.middleware import Edge
+from faultline.mcp.server import mount as mount_mcp
+from faultline.service import KBService
+from faultline.store.written import close_for_app
+from faultline.settings import default_db, default_kb
 
 
 def create_app(db_path: str | None = None, kb_root: str | None = None) -> FastAPI:

@@ -257,7 +257,7 @@ def log_config() -> dict:
 
 def serve(host: str, port: int, workers: int | None = None, log_level: str = "info") -> None:
     uvicorn.run(
-        "app.main:app",
+        "faultline.main:app",
         host=host,
         port=port,
         workers=workers or os.cpu_count() or 1,

@@ -19,13 +19,13 @@ from pathlib import Path
 from sqlalchemy import select, text
 from sqlalchemy.exc import DatabaseError, OperationalError
 
-from app.settings import settings
-from app.entry import Guide
-from app.matching.index import MatchIndex
-from app.store.db import display, engine_for, sqlite_path
-from app.store.entries import EntryStore
-from app.store.load import db_ready, load_into_db
-from app.store.tables import EntryRow, GuideRow, MetaRow
+from faultline.settings import settings
+from faultline.entry import Guide
+from faultline.matching.index import MatchIndex
+from faultline.store.db import display, engine_for, sqlite_path
+from faultline.store.entries import EntryStore
+from faultline.store.load import db_ready, load_into_db
+from faultline.store.tables import EntryRow, GuideRow, MetaRow
 
 log = logging.getLogger("faultline")
 RELOAD_POLL_S = settings().reload_poll_s

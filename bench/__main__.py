@@ -33,8 +33,8 @@ from pathlib import Path
 
 import httpx
 
-from app.matching.index import MatchIndex
-from app.render.match import match_text
+from faultline.matching.index import MatchIndex
+from faultline.render.match import match_text
 from bench.corpus import (PEER_DATA, REPO, Query, grow, noisy_log, own_kb, peer_corpus, peer_corpus_present,
                           scenario_queries, signature_queries)
 
@@ -212,7 +212,7 @@ def _start_service(db: Path, kb: Path) -> tuple[subprocess.Popen, str]:
     """One worker process, so that its pid is the process whose memory is measured (with several
     workers it would be uvicorn's supervisor, which holds no KB)."""
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--kb", str(kb), "serve", "--db", str(db),
+    proc = subprocess.Popen([sys.executable, "-m", "faultline.cli", "--kb", str(kb), "serve", "--db", str(db),
                              "--host", "127.0.0.1", "--port", str(port), "--workers", "1"], cwd=REPO,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
@@ -235,7 +235,7 @@ def _rss_mb(pid: int) -> float:
 
 
 def http_throughput(seconds: float, concurrency: int) -> dict:
-    from app.store.load import load_into_db
+    from faultline.store.load import load_into_db
 
     entries, qs = own_kb()
     texts = [q.text for q in qs if q.expected]
@@ -273,7 +273,7 @@ def http_throughput(seconds: float, concurrency: int) -> dict:
 
 
 def scaling(sizes: list[int], queries: int, seed: int) -> list[dict]:
-    from app.store.load import write_entries
+    from faultline.store.load import write_entries
 
     rng = random.Random(seed)
     if peer_corpus_present():
@@ -357,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
                "scaling_base": "peer" if peer_corpus_present() else "own"}
     print("own examples ...", flush=True)
     results["own"] = own_examples()
-    from app.matching.config import DEFAULT
+    from faultline.matching.config import DEFAULT
 
     results["config"] = DEFAULT.id
     results["heldout"] = heldout()

@@ -12,9 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from app.kbfiles import load_kb
-from app.matching.index import MatchIndex
-from app.matching.rank import match
+from faultline.kbfiles import load_kb
+from faultline.matching.index import MatchIndex
+from faultline.matching.rank import match
 from bench.heldout import REPO
 
 START, END = "<!-- adversarial:start -->", "<!-- adversarial:end -->"

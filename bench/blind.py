@@ -67,8 +67,8 @@ def verdict(top: str | None, expected: str | None, fair: list[str], labelled: se
 
 
 def score_set(base: Path, kb: Path) -> list[dict]:
-    from app.kbfiles import load_kb
-    from app.matching.index import MatchIndex
+    from faultline.kbfiles import load_kb
+    from faultline.matching.index import MatchIndex
 
     match_text = _match_text()
     entries = load_kb(str(kb), lenient=True).entries

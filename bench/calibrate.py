@@ -15,10 +15,10 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from app.kbfiles import load_kb
-from app.matching.config import DEFAULT
-from app.matching.index import MatchIndex
-from app.matching.rank import calibration_features, match
+from faultline.kbfiles import load_kb
+from faultline.matching.config import DEFAULT
+from faultline.matching.index import MatchIndex
+from faultline.matching.rank import calibration_features, match
 from bench.heldout import REPO, load_logs, read_manifest
 
 L2 = 1.0

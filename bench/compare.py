@@ -24,9 +24,9 @@ _CHILD = r"""
 import json, random, statistics, sys, time
 root, seed, lines_file, here = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 sys.path.insert(0, root)
-from app.kbfiles import load_kb
-from app.matching.index import MatchIndex
-from app.render.match import match_text
+from faultline.kbfiles import load_kb
+from faultline.matching.index import MatchIndex
+from faultline.render.match import match_text
 sys.path.append(here)
 from bench.corpus import noisy_log
 index = MatchIndex.build(load_kb(root + "/kb", lenient=True).entries)
@@ -45,7 +45,7 @@ print(statistics.median(times))
 _LINES = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from app.kbfiles import load_kb
+from faultline.kbfiles import load_kb
 es = load_kb(sys.argv[1] + "/kb", lenient=True).entries
 json.dump([s.examples[0] for e in es for s in e.signatures][: int(sys.argv[2])], open(sys.argv[3], "w"))
 """

@@ -9,9 +9,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.entry import Entry
-from app.kbfiles import examples, load_kb
-from app.peers.deadends import canon_to_entry, read_canons
+from faultline.entry import Entry
+from faultline.kbfiles import examples, load_kb
+from faultline.peers.deadends import canon_to_entry, read_canons
 
 REPO = Path(__file__).resolve().parent.parent
 # the peer's corpus copy (canons.jsonl, scenarios.json); optional: without it the peer's columns say "not measured"

@@ -24,9 +24,9 @@ BINS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001)
 
 def _match_text():
     try:
-        from app.render.match import match_text
+        from faultline.render.match import match_text
     except ImportError:  # an older checkout of the matcher (scoring "before")
-        from app.matching.rank import match_text
+        from faultline.matching.rank import match_text
     return match_text
 
 
@@ -49,7 +49,7 @@ def load_logs(base: Path, manifest: dict | None = None) -> list[tuple[str, str |
 
 def decode(data: bytes) -> str:
     try:
-        from app.matching.decode import decode_paste
+        from faultline.matching.decode import decode_paste
     except ImportError:
         return data.decode("utf-8", errors="replace")
     return decode_paste(data).text
@@ -66,8 +66,8 @@ def kb_ids(kb: Path) -> set[str]:
 
 
 def score_set(base: Path, kb: Path) -> list[dict]:
-    from app.kbfiles import load_kb
-    from app.matching.index import MatchIndex
+    from faultline.kbfiles import load_kb
+    from faultline.matching.index import MatchIndex
 
     match_text = _match_text()
     entries = load_kb(str(kb), lenient=True).entries
@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         import time
 
-        from app.matching.config import DEFAULT
+        from faultline.matching.config import DEFAULT
 
         results = {name: evaluate(name, args.kb) for name in ready_sets()}
         for name, res in results.items():
@@ -295,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         if g in res:
             print_summary(f"{args.set}: {g} ids (manifest kb42={g == 'known'}) and every negative", res[g])
     try:
-        from app.matching.config import DEFAULT
+        from faultline.matching.config import DEFAULT
         res["config"] = DEFAULT.id
     except ImportError:
         res["config"] = None

@@ -53,8 +53,8 @@ def _pg_target(url: str) -> tuple[str, callable]:
 
 
 def run_one(target: str, concurrency: int, seconds: float, workers: int) -> dict:
-    from app.store.load import load_into_db, read_db
-    from app.store.written import WrittenStore
+    from faultline.store.load import load_into_db, read_db
+    from faultline.store.written import WrittenStore
 
     load_into_db(KB, target)
     entries, _, _ = read_db(target)
@@ -64,7 +64,7 @@ def run_one(target: str, concurrency: int, seconds: float, workers: int) -> dict
     port = _port()
     env = {**os.environ, "PYTHONPATH": str(REPO), "FAULTLINE_REPORTS_PER_MINUTE": "1000000"}
     env.pop("FAULTLINE_INBOX", None)
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--kb", str(KB), "serve", "--db", target,
+    proc = subprocess.Popen([sys.executable, "-m", "faultline.cli", "--kb", str(KB), "serve", "--db", target,
                              "--port", str(port), "--workers", str(workers)], cwd=REPO, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     base = f"http://127.0.0.1:{port}"

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import httpx
 
-from app.store.load import load_into_db, write_entries
+from faultline.store.load import load_into_db, write_entries
 from bench.corpus import REPO, grow, noisy_log, own_kb
 
 WRK_SCRIPT = """
@@ -71,7 +71,7 @@ class Server:
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "--kb", str(REPO / "kb"), "serve", "--db", str(db), "--host",
+            [sys.executable, "-m", "faultline.cli", "--kb", str(REPO / "kb"), "serve", "--db", str(db), "--host",
              "127.0.0.1", "--port", str(self.port), "--workers", str(workers)],
             cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + 300

@@ -1,10 +1,10 @@
-"""Alembic environment: the metadata is app.store.tables (SQLModel)."""
+"""Alembic environment: the metadata is faultline.store.tables (SQLModel)."""
 from alembic import context
 from sqlalchemy import engine_from_config, pool
 from sqlmodel import SQLModel
 
-import app.store.tables  # noqa: F401  (registers the tables)
-import app.store.written  # noqa: F401  (tokens, outcome reports, inbox)
+import faultline.store.tables  # noqa: F401  (registers the tables)
+import faultline.store.written  # noqa: F401  (tokens, outcome reports, inbox)
 
 config = context.config
 target_metadata = SQLModel.metadata

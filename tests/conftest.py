@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.main import create_app
-from app.store.load import load_into_db
+from faultline.main import create_app
+from faultline.store.load import load_into_db
 
 REPO = Path(__file__).resolve().parent.parent
 KB = REPO / "kb"

@@ -26,7 +26,7 @@ def serve(db: Path, log: Path, env: dict | None = None) -> Iterator[str]:
     """Run `faultline serve --db DB` until the block ends; yields its base URL."""
     port = free_port()
     out = log.open("wb")
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--kb", str(KB), "serve", "--db", str(db),
+    proc = subprocess.Popen([sys.executable, "-m", "faultline.cli", "--kb", str(KB), "serve", "--db", str(db),
                              "--host", "127.0.0.1", "--port", str(port)], cwd=REPO, env=env,
                             stdout=out, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"

@@ -46,7 +46,7 @@ class Service:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.repo = Path(__file__).resolve().parent.parent
-        self.argv = [sys.executable, "-m", "app.cli", "--kb", str(kb), "serve", "--db", str(db),
+        self.argv = [sys.executable, "-m", "faultline.cli", "--kb", str(kb), "serve", "--db", str(db),
                      "--host", "127.0.0.1", "--port", str(self.port), "--workers", str(workers), *extra]
         self.env = {**os.environ, "FAULTLINE_RELOAD_POLL": "0.2", **(env or {})}
         self.start_timeout = start_timeout

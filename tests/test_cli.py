@@ -16,7 +16,7 @@ from tests.conftest import KB, REPO, SEED_LINE
 
 
 def faultline(*args: str, input: bytes | None = None, env: dict | None = None, cwd: Path | None = None):
-    return subprocess.run([sys.executable, "-m", "app.cli", "--kb", str(KB), *args], input=input,
+    return subprocess.run([sys.executable, "-m", "faultline.cli", "--kb", str(KB), *args], input=input,
                           capture_output=True, cwd=cwd or REPO, env={**os.environ, **(env or {})}, timeout=300)
 
 
@@ -53,7 +53,7 @@ def test_db_from_environment_variable(tmp_path):
 
 def test_load_failure_is_reported_and_exit_code_nonzero(kb_copy, tmp_path):
     (kb_copy / "entries" / "pytorch" / "bad.yaml").write_text("id: pytorch/bad\n")
-    r = subprocess.run([sys.executable, "-m", "app.cli", "--kb", str(kb_copy), "load", "--db", str(tmp_path / "b.db")],
+    r = subprocess.run([sys.executable, "-m", "faultline.cli", "--kb", str(kb_copy), "load", "--db", str(tmp_path / "b.db")],
                        capture_output=True, cwd=REPO, timeout=120)
     assert r.returncode == 1
     err = r.stderr.decode()
@@ -88,7 +88,7 @@ def test_serve_runs_the_real_service_over_http(tmp_path):
     db = tmp_path / "srv.db"
     faultline("load", "--db", str(db))
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--kb", str(KB), "serve", "--db", str(db),
+    proc = subprocess.Popen([sys.executable, "-m", "faultline.cli", "--kb", str(KB), "serve", "--db", str(db),
                              "--host", "127.0.0.1", "--port", str(port)], cwd=REPO,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -119,7 +119,7 @@ def own_db(tmp_path_factory):
 
 def cli(capsys, *args: str) -> tuple[int, str, str]:
     """The `faultline` command's main() in this process (the exit code, stdout, stderr)."""
-    from app.cli import main
+    from faultline.cli import main
 
     try:
         code = main(["--kb", str(KB), *args])
@@ -183,7 +183,7 @@ def test_bad_flags_print_the_verbs_own_usage(capsys):
 
 def test_a_closed_output_pipe_gives_one_line(own_db):
     read_end, write_end = os.pipe()
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--kb", str(KB), "match", "--db", str(own_db), "-"],
+    proc = subprocess.Popen([sys.executable, "-m", "faultline.cli", "--kb", str(KB), "match", "--db", str(own_db), "-"],
                             stdin=subprocess.PIPE, stdout=write_end, stderr=subprocess.PIPE, cwd=REPO)
     os.close(write_end)
     os.close(read_end)  # the reader is gone before anything was written, as with `| head -0`
@@ -194,7 +194,7 @@ def test_a_closed_output_pipe_gives_one_line(own_db):
 
 
 def test_version_and_every_verbs_help_has_an_example_and_defaults(capsys):
-    from app.cli import VERBS
+    from faultline.cli import VERBS
 
     code, out, _ = cli(capsys, "--version")
     assert code == 0 and out.startswith("faultline ")

@@ -1,13 +1,13 @@
-"""The typed client (`app.client`) against a started service over HTTP: sync and async."""
+"""The typed client (`faultline.client`) against a started service over HTTP: sync and async."""
 from __future__ import annotations
 
 import anyio
 import httpx
 import pytest
 
-from app.client import AsyncClient, Client, FaultlineError, InvalidRequest, NotFound, Unauthorized
-from app.schemas.entries import EntryList, EntryView
-from app.schemas.match import MatchResponse
+from faultline.client import AsyncClient, Client, FaultlineError, InvalidRequest, NotFound, Unauthorized
+from faultline.schemas.entries import EntryList, EntryView
+from faultline.schemas.match import MatchResponse
 from tests.conftest import KB, SEED_LINE
 from tests.service import started_service  # noqa: F401 - a fixture: the real service over HTTP
 

@@ -12,10 +12,10 @@ import sys
 
 import pytest
 
-from app.kbfiles import load_kb
-from app.matching.exits import ChildExit, explaining_entries, read_exit, signal_of
-from app.matching.index import MatchIndex
-from app.render.match import match_text
+from faultline.kbfiles import load_kb
+from faultline.matching.exits import ChildExit, explaining_entries, read_exit, signal_of
+from faultline.matching.index import MatchIndex
+from faultline.render.match import match_text
 from tests.conftest import KB
 
 HOST_OOM = "pytorch/worker-sigkill-host-oom"

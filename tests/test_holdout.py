@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import json
 
-from app.kbfiles import load_kb
-from app.matching.index import MatchIndex
-from app.render.match import match_text
+from faultline.kbfiles import load_kb
+from faultline.matching.index import MatchIndex
+from faultline.render.match import match_text
 from bench.heldout import load_logs
 from tests.conftest import KB, REPO
 

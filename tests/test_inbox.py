@@ -13,10 +13,10 @@ import yaml
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
-from app.inbox import fingerprint, from_inbox, sample_of, scaffold_fields, scrub
-from app.main import create_app
-from app.store.db import engine_for
-from app.store.written import WrittenStore
+from faultline.inbox import fingerprint, from_inbox, sample_of, scaffold_fields, scrub
+from faultline.main import create_app
+from faultline.store.db import engine_for
+from faultline.store.written import WrittenStore
 from tests.conftest import SEED_LINE
 from tests.written_backends import BACKENDS, KB, REPO, make_target
 
@@ -95,7 +95,7 @@ def test_inbox_needs_a_curate_token(env):
 
 
 def test_cli_lists_groups_by_count_and_scaffold_fields(env):
-    out = subprocess.run([sys.executable, "-m", "app.cli", "inbox", "--db", env["target"]], cwd=REPO,
+    out = subprocess.run([sys.executable, "-m", "faultline.cli", "inbox", "--db", env["target"]], cwd=REPO,
                          capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert out.returncode == 0, out.stderr
     lines = [ln for ln in out.stdout.splitlines()[1:] if ln.strip()]
@@ -114,7 +114,7 @@ def test_new_from_inbox_starts_an_entry_that_lint_refuses_until_filled(env, tmp_
     kb = tmp_path / "kb"
     (kb / "entries").mkdir(parents=True)
     fp = inbox(env).json()["groups"][0]["fingerprint"]
-    run = lambda *a: subprocess.run([sys.executable, "-m", "app.cli", "--kb", str(kb), *a], cwd=REPO,  # noqa: E731
+    run = lambda *a: subprocess.run([sys.executable, "-m", "faultline.cli", "--kb", str(kb), *a], cwd=REPO,  # noqa: E731
                                     capture_output=True, text=True, timeout=120,
                                     env={**os.environ, "PYTHONPATH": str(REPO)})
     miss = run("new", "mylib/frobnicator-shard-unreadable", "--from-inbox", "0" * 16, "--db", env["target"])
@@ -171,7 +171,7 @@ def test_same_error_same_fingerprint_and_library_locations_kept():
 
 
 def test_groups_survive_a_reload_of_kb(env):
-    from app.store.load import load_into_db
+    from faultline.store.load import load_into_db
 
     before = inbox(env).json()["groups"]
     assert before, "the earlier tests left groups behind"

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import re
 
-from app.kbfiles import examples, load_kb
-from app.lint import lint
+from faultline.kbfiles import examples, load_kb
+from faultline.lint import lint
 from tests.conftest import KB, REPO
 
 CANONICAL = REPO / "kb" / "canonical-ids.txt"

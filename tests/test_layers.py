@@ -36,7 +36,7 @@ def _edges() -> set[tuple[str, str, str]]:
             elif isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             for name in names:
-                if name.startswith("app.") and name.split(".")[1] != part:
+                if name.startswith("faultline.") and name.split(".")[1] != part:
                     out.add((part, name.split(".")[1], str(path.relative_to(REPO))))
     return out
 

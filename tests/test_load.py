@@ -8,9 +8,9 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from app.kbfiles import KBError, load_kb
-from app.main import create_app
-from app.store.load import load_into_db
+from faultline.kbfiles import KBError, load_kb
+from faultline.main import create_app
+from faultline.store.load import load_into_db
 from tests.support import wait_until
 from tests.conftest import KB, SEED_LINE
 

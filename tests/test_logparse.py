@@ -1,8 +1,8 @@
 """Log structure: prefixes, timestamps, tracebacks and chains, C++ dumps, torchrun summaries, masking."""
 from __future__ import annotations
 
-from app.matching.logparse import parse_log
-from app.matching.mask import mask
+from faultline.matching.logparse import parse_log
+from faultline.matching.mask import mask
 
 MULTI_RANK = """\
 [rank1]:[W1203 12:00:01.000000000 ProcessGroupNCCL.cpp:1000] step 10

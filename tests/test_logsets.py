@@ -18,8 +18,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from app.logsets import Limits, LogSetError, read_paths, read_uploads
-from app.logsets.layout import recognise
+from faultline.logsets import Limits, LogSetError, read_paths, read_uploads
+from faultline.logsets.layout import recognise
 from tests.conftest import KB, REPO
 
 DATA = REPO / "tests" / "data" / "logsets"
@@ -114,7 +114,7 @@ def test_a_hang_names_the_py_spy_outlier(client):
 
 
 def faultline(*args: str, env: dict | None = None, timeout: int = 300):
-    return subprocess.run([sys.executable, "-m", "app.cli", "--kb", str(KB), *args], capture_output=True, cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "faultline.cli", "--kb", str(KB), *args], capture_output=True, cwd=REPO,
                           env={**os.environ, **(env or {})}, timeout=timeout)
 
 
@@ -143,7 +143,7 @@ def test_mcp_match_tool_takes_several_texts(kb_db):
     from mcp import Client, StdioServerParameters
 
     params = StdioServerParameters(command=sys.executable, cwd=str(REPO),
-                                   args=["-m", "app.cli", "--kb", str(KB), "mcp", "--db", str(kb_db)])
+                                   args=["-m", "faultline.cli", "--kb", str(KB), "mcp", "--db", str(kb_db)])
     files = [{"name": n, "text": d.decode("utf-8")} for n, d in files_of(SPAWN)]
 
     async def go():

@@ -8,11 +8,11 @@ import sys
 
 import pytest
 
-from app.i18n.reasons import MESSAGES
-from app.kbfiles import load_kb
-from app.matching.config import DEFAULT
-from app.matching.index import MatchIndex
-from app.matching.rank import match
+from faultline.i18n.reasons import MESSAGES
+from faultline.kbfiles import load_kb
+from faultline.matching.config import DEFAULT
+from faultline.matching.index import MatchIndex
+from faultline.matching.rank import match
 from tests.conftest import KB, SEED_LINE
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -75,7 +75,7 @@ def test_results_page_shows_reasons_in_chinese(client):
 def test_cli_reasons_in_chinese(tmp_path, kb_db):
     log = tmp_path / "train.log"
     log.write_text(OOM_THEN_TIMEOUTS.read_text())
-    r = subprocess.run([sys.executable, "-m", "app.cli", "--kb", str(KB), "match", "--db", str(kb_db), "--lang", "zh",
+    r = subprocess.run([sys.executable, "-m", "faultline.cli", "--kb", str(KB), "match", "--db", str(kb_db), "--lang", "zh",
                         str(log)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     reasons = [ln.strip()[2:] for ln in r.stdout.splitlines() if ln.startswith("   - ")]

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from app.kbfiles import load_kb
-from app.matching.environment import parse_environment
-from app.matching.index import MatchIndex
-from app.render.match import match_text
+from faultline.kbfiles import load_kb
+from faultline.matching.environment import parse_environment
+from faultline.matching.index import MatchIndex
+from faultline.render.match import match_text
 from tests.conftest import KB
 
 EX = KB / "examples"

@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 from mcp import Client, StdioServerParameters
 
-from app.store.load import load_into_db
-from app.store.written import WrittenStore
+from faultline.store.load import load_into_db
+from faultline.store.written import WrittenStore
 from tests.conftest import BACKEND, KB, REPO, SEED_LINE
 from tests.service import serve
 
@@ -37,7 +37,7 @@ def service(own_db, tmp_path_factory):
 
 
 def stdio(db, *extra: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "app.cli", "--kb", str(KB), "mcp", *extra,
+    return StdioServerParameters(command=sys.executable, args=["-m", "faultline.cli", "--kb", str(KB), "mcp", *extra,
                                                                *(["--db", str(db)] if db else [])], cwd=str(REPO))
 
 

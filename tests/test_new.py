@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from app.entry import Entry
+from faultline.entry import Entry
 from tests.conftest import KB, REPO
 
 NEW_ID = "pytorch/scaffold-widget-exploded"
@@ -19,7 +19,7 @@ MESSAGE = "RuntimeError: scaffold widget 17 exploded while reticulating splines 
 
 
 def faultline(kb: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", "--kb", str(kb), *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "faultline.cli", "--kb", str(kb), *args], capture_output=True,
                           text=True, cwd=REPO, timeout=300)
 
 

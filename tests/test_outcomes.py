@@ -8,10 +8,10 @@ import html
 import pytest
 from fastapi.testclient import TestClient
 
-from app.main import create_app
-from app.rates import posterior
-from app.store.load import load_into_db
-from app.store.written import WrittenStore
+from faultline.main import create_app
+from faultline.rates import posterior
+from faultline.store.load import load_into_db
+from faultline.store.written import WrittenStore
 from tests.conftest import SEED_LINE
 from tests.written_backends import BACKENDS, KB, make_target
 
@@ -245,7 +245,7 @@ def _free_port() -> int:
 
 
 def _targets(store_target: str) -> list[tuple[str, int]]:
-    from app.store.load import read_db
+    from faultline.store.load import read_db
 
     entries, _, _ = read_db(store_target)
     return [(e.id, i) for e in entries for i in range(1, len(e.workarounds) + 1)]
@@ -272,7 +272,7 @@ def test_kill_9_during_a_burst_loses_no_acknowledged_report(kind, tmp_path):
         port = _free_port()
         env = {**os.environ, "PYTHONPATH": str(REPO), "FAULTLINE_REPORTS_PER_MINUTE": "100000"}
         env.pop("FAULTLINE_INBOX", None)
-        proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--kb", str(KB), "serve", "--db", target,
+        proc = subprocess.Popen([sys.executable, "-m", "faultline.cli", "--kb", str(KB), "serve", "--db", target,
                                  "--port", str(port), "--workers", "2"], cwd=REPO, env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         base = f"http://127.0.0.1:{port}"

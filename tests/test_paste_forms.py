@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.kbfiles import load_kb
-from app.matching.index import MatchIndex
-from app.matching.logparse import parse_log
-from app.render.match import match_text
+from faultline.kbfiles import load_kb
+from faultline.matching.index import MatchIndex
+from faultline.matching.logparse import parse_log
+from faultline.render.match import match_text
 from tests.conftest import KB
 
 OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total capacity of "

@@ -122,7 +122,7 @@ def served(tmp_path_factory):
     for var in ("FAULTLINE_DB", "DATABASE_URL", "FAULTLINE_SERVER"):
         env.pop(var, None)
     db = work / "faultline.db"
-    r = subprocess.run([sys.executable, "-m", "app.cli", "--kb", str(KB), "load", "--db", str(db)],
+    r = subprocess.run([sys.executable, "-m", "faultline.cli", "--kb", str(KB), "load", "--db", str(db)],
                        capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr
     with Service(db, KB) as svc:
@@ -161,6 +161,6 @@ def test_every_verb_in_the_synopsis_exists():
     verbs = {m.group(1) for m in re.finditer(r"^faultline (\w+)", synopsis, re.M)}
     assert {"load", "serve", "match"} <= verbs
     for verb in verbs:
-        r = subprocess.run([sys.executable, "-m", "app.cli", verb, "--help"], capture_output=True, cwd=REPO,
+        r = subprocess.run([sys.executable, "-m", "faultline.cli", verb, "--help"], capture_output=True, cwd=REPO,
                            timeout=60)
         assert r.returncode == 0, verb

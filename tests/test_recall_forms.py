@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from app.kbfiles import load_kb
-from app.matching.index import MatchIndex
-from app.matching.logparse import parse_log
-from app.render.match import match_text
+from faultline.kbfiles import load_kb
+from faultline.matching.index import MatchIndex
+from faultline.matching.logparse import parse_log
+from faultline.render.match import match_text
 
 KB = Path(__file__).resolve().parent.parent / "kb"
 

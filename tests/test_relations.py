@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.entry import Signature
-from app.kbfiles import load_kb
-from app.matching.index import MatchIndex
-from app.render.match import match_text
+from faultline.entry import Signature
+from faultline.kbfiles import load_kb
+from faultline.matching.index import MatchIndex
+from faultline.render.match import match_text
 from tests.conftest import KB
 
 OOM_ID = "pytorch/cuda-out-of-memory"

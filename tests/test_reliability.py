@@ -18,8 +18,8 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from app.main import create_app
-from app.store.load import load_into_db, write_entries
+from faultline.main import create_app
+from faultline.store.load import load_into_db, write_entries
 from tests.conftest import KB, REPO, SEED_LINE
 from tests.support import Service, wait_until
 
@@ -83,7 +83,7 @@ def test_limit_must_be_a_json_integer(client):
 
 # -- D4: an empty or shrunken KB never replaces the served one ---------------------------------------------------
 def _cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=REPO, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "faultline.cli", *args], cwd=REPO, capture_output=True, text=True,
                           timeout=300, env={**os.environ, **(env or {})})
 
 
@@ -196,7 +196,7 @@ def test_a_read_only_database_on_a_read_only_volume_is_served():
     os.chmod(db, 0o444)
     os.chmod(volume, 0o555)
     os.chmod(tmp_path, 0o755)
-    code = ("import sys; from fastapi.testclient import TestClient; from app.main import create_app\n"
+    code = ("import sys; from fastapi.testclient import TestClient; from faultline.main import create_app\n"
             f"c = TestClient(create_app(db_path={str(db)!r}, kb_root={str(KB)!r})).__enter__()\n"
             f"r = c.post('/match', json={{'text': {SEED_LINE!r}}}); print(r.status_code, r.json()['matches'][0]['id'])")
     r = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable, "-c", code],
@@ -214,7 +214,7 @@ HOSTILE = (OOM + "\n" + "Traceback (most recent call last):\n" * 29000)[: 1 << 2
 def test_a_match_stops_at_its_cpu_budget_and_says_what_it_left_out(client, monkeypatch):
     # the budget is a safety net never tighter than MIN_NET_MS, so that answers do not depend on load
     # (tests/test_reliability_2.py, L4); here the net is lowered as if the machine were many times slower
-    from app.matching import budget
+    from faultline.matching import budget
 
     monkeypatch.setattr(budget, "MIN_NET_MS", 0.0)
     monkeypatch.setenv("FAULTLINE_MATCH_BUDGET_MS", "20")  # far below what this paste costs

@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.store.load import load_into_db
+from faultline.store.load import load_into_db
 from tests.conftest import KB, REPO
 from tests.support import Service, free_port, wait_until
 
@@ -43,7 +43,7 @@ def _examples_paste(limit: int = 900_000) -> str:
 # -- H1: inbox scrubbing is linear, bounded and off the event loop ------------------------------------------------
 @pytest.mark.parametrize("shape", ["a-", "a.", "a@", "a:1 ", "ab1-", "x"])
 def test_inbox_scrubbing_is_linear_on_hostile_lines(shape):
-    from app.inbox import group_of
+    from faultline.inbox import group_of
 
     for n in (10_000, 500_000):  # 20 KB took 42.7 s before; 1 MiB extrapolated to more than a day
         text = "error " + shape * n
@@ -101,7 +101,7 @@ def test_healthz_stays_fast_during_a_cpu_attack_with_the_inbox_on(tmp_path):
 
 # -- L5: the inbox has a cap, and the two secret shapes are scrubbed whole ------------------------------------------
 def test_aws_secret_keys_and_iam_arns_are_scrubbed_whole():
-    from app.inbox import sample_of
+    from faultline.inbox import sample_of
 
     s = sample_of("ZorkError: cannot open wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
     assert "wJalr" not in s and "EXAMPLEKEY" not in s and "ZorkError" in s
@@ -110,7 +110,7 @@ def test_aws_secret_keys_and_iam_arns_are_scrubbed_whole():
 
 
 def test_the_inbox_keeps_a_bounded_number_of_groups(tmp_path):
-    from app.store.written import InboxRow, WrittenStore
+    from faultline.store.written import InboxRow, WrittenStore
 
     store = WrittenStore.open(_db(tmp_path))
     try:
@@ -208,7 +208,7 @@ def _mcp_report(base: str, token_header: str | None = None) -> dict:
 
 
 def test_an_anonymous_mcp_report_is_refused_even_with_a_service_token(tmp_path):
-    from app.store.written import WrittenStore
+    from faultline.store.written import WrittenStore
 
     db = _db(tmp_path)
     store = WrittenStore.open(db)
@@ -231,7 +231,7 @@ def test_an_anonymous_mcp_report_is_refused_even_with_a_service_token(tmp_path):
 
 # -- M2: after the file is re-created, reports go to the new file (or are refused), never into the deleted one ------
 def test_reports_follow_a_re_created_database_file(tmp_path):
-    from app.store.written import WrittenStore
+    from faultline.store.written import WrittenStore
 
     db = _db(tmp_path)
     st = WrittenStore.open(db)
@@ -405,7 +405,7 @@ def test_the_answer_to_a_big_paste_does_not_depend_on_the_cpu_budget(client, mon
 
 
 def test_the_cpu_safety_net_still_stops_a_runaway_match(client, monkeypatch):
-    from app.matching import budget
+    from faultline.matching import budget
 
     monkeypatch.setattr(budget, "MIN_NET_MS", 0.0)  # as if the machine were many times slower
     monkeypatch.setenv("FAULTLINE_MATCH_BUDGET_MS", "5")
@@ -421,7 +421,7 @@ def test_the_cpu_safety_net_still_stops_a_runaway_match(client, monkeypatch):
     '{"dead_end": 3, "worked": false, "environment": ' + '{"a": ' * 1000 + "1" + "}" * 1000 + "}",
 ])
 def test_hostile_outcome_bodies_are_not_a_500(client, body):
-    from app.store.written import store_for_app
+    from faultline.store.written import store_for_app
 
     _, token = store_for_app(client.app).create_token("report", name="hostile-bodies")
     r = client.post("/errors/pytorch/cuda-out-of-memory/outcomes", content=body.encode(),
@@ -442,7 +442,7 @@ def test_a_wal_mode_database_in_a_read_only_directory_can_be_read(tmp_path):
         p.unlink()
     db.chmod(0o444)
     ro.chmod(0o555)
-    script = ("import sys; from app.service import KBService; s = KBService(sys.argv[1], sys.argv[2]); "
+    script = ("import sys; from faultline.service import KBService; s = KBService(sys.argv[1], sys.argv[2]); "
               "print(len(s.snapshot.entries))")
     argv = [sys.executable, "-c", script, str(db), str(KB)]
     if os.geteuid() == 0:  # root writes anywhere: drop the capability that lets it (as the review did)
@@ -461,7 +461,7 @@ def test_a_wal_mode_database_in_a_read_only_directory_can_be_read(tmp_path):
 
 # -- L3: /export is rendered once, not once per request --------------------------------------------------------------
 def test_export_is_rendered_once_and_follows_reports(client):
-    from app.store.written import store_for_app
+    from faultline.store.written import store_for_app
 
     a = client.get("/export")
     t = time.monotonic()
@@ -492,7 +492,7 @@ def test_a_broken_generation_is_logged_once(tmp_path):
 
 # -- L8: `faultline run` passes a closed pipe on -------------------------------------------------------------------
 def test_faultline_run_ends_when_its_reader_goes_away():
-    cmd = f"{sys.executable} -m app.cli run -- yes | head -1"
+    cmd = f"{sys.executable} -m faultline.cli run -- yes | head -1"
     t = time.monotonic()
     r = subprocess.run(["sh", "-c", cmd], cwd=REPO, capture_output=True, text=True, timeout=30)
     assert r.stdout == "y\n"
@@ -505,7 +505,7 @@ def test_a_kb_that_loses_more_than_a_tenth_of_its_entries_needs_force(tmp_path, 
     files = sorted((kb_copy / "entries").rglob("*.yaml"))
     for path in files[:95]:  # the review's partial checkout: 45 % gone
         path.unlink()
-    r = subprocess.run([sys.executable, "-m", "app.cli", "--kb", str(kb_copy), "load", "--db", str(db)],
+    r = subprocess.run([sys.executable, "-m", "faultline.cli", "--kb", str(kb_copy), "load", "--db", str(db)],
                        cwd=REPO, capture_output=True, text=True, timeout=120)
     assert r.returncode == 1 and "--force" in r.stderr and "partial checkout" in r.stderr
     with sqlite3.connect(db) as conn:
@@ -528,7 +528,7 @@ def test_a_new_sqlite_database_is_readable_by_its_owner_only(tmp_path):
     import sys
 
     db = tmp_path / "fresh.db"
-    r = subprocess.run([sys.executable, "-m", "app.cli", "load", "--db", str(db)], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", "faultline.cli", "load", "--db", str(db)], capture_output=True, text=True,
                        timeout=300, cwd=Path(__file__).resolve().parent.parent)
     assert r.returncode == 0, r.stderr
     assert stat.S_IMODE(db.stat().st_mode) == 0o600

@@ -21,7 +21,7 @@ ENTRY = "pytorch/cuda-out-of-memory"
 def _cli(*args: str, target: str, kb=KB) -> subprocess.CompletedProcess:
     env = {**os.environ, "DATABASE_URL": target}
     env.pop("FAULTLINE_DB", None)
-    return subprocess.run([sys.executable, "-m", "app.cli", "--kb", str(kb), *args], cwd=REPO, env=env,
+    return subprocess.run([sys.executable, "-m", "faultline.cli", "--kb", str(kb), *args], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=300)
 
 

@@ -19,7 +19,7 @@ OOM_LOG = KB / "examples" / "pytorch" / "cuda-out-of-memory" / "ddp-8gpu-rank3-o
 
 
 def run(db: Path, *command: str, extra: tuple[str, ...] = (), **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", "--kb", str(KB), "run", "--db", str(db), *extra, "--",
+    return subprocess.run([sys.executable, "-m", "faultline.cli", "--kb", str(KB), "run", "--db", str(db), *extra, "--",
                            *command], capture_output=True, cwd=REPO, timeout=120, **kw)
 
 
@@ -114,7 +114,7 @@ def test_exit_codes_of_signals_and_missing_commands(kb_db):
 def test_output_is_live(kb_db, tmp_path):
     go = tmp_path / "go"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "--kb", str(KB), "run", "--db", str(kb_db), "--", *py(f"""
+        [sys.executable, "-m", "faultline.cli", "--kb", str(KB), "run", "--db", str(kb_db), "--", *py(f"""
             import os, sys, time
             print("first line")  # no flush: faultline keeps a Python child unbuffered
             for _ in range(600):
@@ -155,7 +155,7 @@ def test_signals_reach_the_command_process_group(kb_db, tmp_path, sig):
         print("ready", flush=True)
         time.sleep(120)
     """)
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "--kb", str(KB), "run", "--db", str(kb_db), "--",
+    proc = subprocess.Popen([sys.executable, "-m", "faultline.cli", "--kb", str(KB), "run", "--db", str(kb_db), "--",
                              *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
     try:
         assert proc.stdout.readline() == b"ready\n"
@@ -190,7 +190,7 @@ DESYNC = "\n".join(
 
 
 def match(*args: str, input: bytes) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", "--kb", str(KB), "match", *args], input=input,
+    return subprocess.run([sys.executable, "-m", "faultline.cli", "--kb", str(KB), "match", *args], input=input,
                           capture_output=True, cwd=REPO, timeout=120)
 
 
@@ -249,7 +249,7 @@ def test_ctrl_c_at_a_terminal_reaches_the_command(kb_db):
     pid, fd = pty.fork()
     if pid == 0:  # the child: faultline on the terminal
         os.chdir(REPO)
-        os.execv(sys.executable, [sys.executable, "-m", "app.cli", "--kb", str(KB), "run", "--db", str(kb_db), "--",
+        os.execv(sys.executable, [sys.executable, "-m", "faultline.cli", "--kb", str(KB), "run", "--db", str(kb_db), "--",
                                   sys.executable, "-c", code])
     out = b""
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.store.load import load_into_db
+from faultline.store.load import load_into_db
 from tests.conftest import KB, REPO
 from tests.support import Service
 
@@ -21,7 +21,7 @@ SCHEMATHESIS = shutil.which("schemathesis", path=str(Path(sys.executable).parent
 def test_schemathesis_finds_nothing(tmp_path):
     db = tmp_path / "kb.db"
     load_into_db(KB, db)
-    token = subprocess.run([sys.executable, "-m", "app.cli", "--kb", str(KB), "token", "create", "--scope", "report",
+    token = subprocess.run([sys.executable, "-m", "faultline.cli", "--kb", str(KB), "token", "create", "--scope", "report",
                             "--db", str(db)], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert token.returncode == 0, token.stderr
     secret = token.stdout.strip().splitlines()[-1]

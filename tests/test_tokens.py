@@ -10,16 +10,16 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
-from app.main import create_app
-from app.store.db import engine_for
-from app.store.load import load_into_db
+from faultline.main import create_app
+from faultline.store.db import engine_for
+from faultline.store.load import load_into_db
 from tests.written_backends import BACKENDS, KB, REPO, make_target
 
 SEED = "pytorch/nccl-timeout-allreduce"
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=REPO, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "faultline.cli", *args], cwd=REPO, capture_output=True, text=True,
                           timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
 
 

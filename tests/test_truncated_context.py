@@ -3,10 +3,10 @@ own signatures would be allowed to match: words they need somewhere in the log (
 for the cut paste too."""
 from __future__ import annotations
 
-from app.entry import Entry
-from app.kbfiles import load_kb
-from app.matching.index import MatchIndex
-from app.render.match import match_text
+from faultline.entry import Entry
+from faultline.kbfiles import load_kb
+from faultline.matching.index import MatchIndex
+from faultline.render.match import match_text
 from tests.conftest import KB
 
 

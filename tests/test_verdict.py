@@ -19,10 +19,10 @@ from mcp import Client
 
 from fastapi.testclient import TestClient
 
-from app.kbfiles import examples, load_kb
-from app.lint import lint
-from app.main import create_app
-from app.store.written import WrittenStore
+from faultline.kbfiles import examples, load_kb
+from faultline.lint import lint
+from faultline.main import create_app
+from faultline.store.written import WrittenStore
 from tests.conftest import KB, REPO
 from tests.test_mcp import call, stdio
 from tests.written_backends import BACKENDS, make_target
@@ -161,8 +161,8 @@ def test_a_signal_gets_the_entry_verdict_or_a_derived_one_over_http(client):
 
 def test_a_signal_no_entry_knows_gets_a_derived_verdict():
     """The real matcher on real entries that know no signal (the Hugging Face Hub's): the signal decides."""
-    from app.matching.index import MatchIndex
-    from app.render.match import match_text
+    from faultline.matching.index import MatchIndex
+    from faultline.render.match import match_text
 
     index = MatchIndex.build([e for e in load_kb(KB).entries if e.id.startswith("huggingface-hub/")])
     for sig, (blame, line) in SIGNAL_LOGS.items():
@@ -227,7 +227,7 @@ def test_result_and_entry_pages_show_the_verdict(client):
 
 
 def faultline(*args: str, input: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", "--kb", str(KB), *args], input=input,
+    return subprocess.run([sys.executable, "-m", "faultline.cli", "--kb", str(KB), *args], input=input,
                           capture_output=True, cwd=REPO, timeout=180)
 
 
@@ -274,7 +274,7 @@ def test_mcp_tools_show_the_verdict(kb_db):
 
 
 def run(db: Path, *command: str, extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", "--kb", str(KB), "run", "--db", str(db), *extra, "--",
+    return subprocess.run([sys.executable, "-m", "faultline.cli", "--kb", str(KB), "run", "--db", str(db), *extra, "--",
                            *command], capture_output=True, cwd=REPO, timeout=180)
 
 
@@ -413,7 +413,7 @@ def test_a_database_from_before_keeps_its_reports_through_the_migration(tmp_path
     from alembic import command
     from alembic.config import Config
 
-    from app.store.db import ROOT, engine_for
+    from faultline.store.db import ROOT, engine_for
 
     db = tmp_path / "old.db"
     engine = engine_for(db)

@@ -15,17 +15,17 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from app.entry import Signature
-from app.kbfiles import load_kb
-from app.lint import lint
-from app.main import create_app
-from app.store.load import load_into_db
-from app.verify import choose
-from app.verification import records
-from app.verification.claims import Claim, bound, disagreement, parse_claim
-from app.verify.run import verify_kb, verify_signature
-from app.verify.search import archive_text, contains, message_literals
-from app.verify.sources import Cache, Releases
+from faultline.entry import Signature
+from faultline.kbfiles import load_kb
+from faultline.lint import lint
+from faultline.main import create_app
+from faultline.store.load import load_into_db
+from faultline.verify import choose
+from faultline.verification import records
+from faultline.verification.claims import Claim, bound, disagreement, parse_claim
+from faultline.verify.run import verify_kb, verify_signature
+from faultline.verify.search import archive_text, contains, message_literals
+from faultline.verify.sources import Cache, Releases
 
 MSG_MODULE = '''
 def load(cfg):

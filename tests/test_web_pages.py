@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.main import create_app
-from app.store.load import load_into_db
+from faultline.main import create_app
+from faultline.store.load import load_into_db
 
 REPO = Path(__file__).resolve().parent.parent
 KB = Path(os.environ.get("FAULTLINE_TEST_KB") or REPO / "kb")  # override: test another copy of kb/

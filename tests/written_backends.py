@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.store.load import load_into_db
+from faultline.store.load import load_into_db
 
 REPO = Path(__file__).resolve().parent.parent
 KB = REPO / "kb"

@@ -5,8 +5,8 @@ from typing import Annotated, Optional
 
 from fastapi import Query, Request
 
-from app.i18n.negotiate import lang_headers, negotiate, quality_list  # noqa: F401 - lang_headers re-exported
-from app.service import Snapshot
+from faultline.i18n.negotiate import lang_headers, negotiate, quality_list  # noqa: F401 - lang_headers re-exported
+from faultline.service import Snapshot
 
 
 def snapshot(request: Request) -> Snapshot:

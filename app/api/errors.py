@@ -6,15 +6,15 @@ from typing import Optional
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.api.deps import LangQuery, lang_headers, request_lang, snapshot, split_format, wants_html
-from app.api.problems import ApiError
-from app.web.pages import browse_page, entry_page
-from app.render.markdown import entry_markdown
-from app.schemas.common import errors
-from app.schemas.entries import EntryList, EntryView
-from app.render.view import entry_view
-from app.render.evidence import fix_fields
-from app.store.written import Counts, store_for_app
+from faultline.api.deps import LangQuery, lang_headers, request_lang, snapshot, split_format, wants_html
+from faultline.api.problems import ApiError
+from faultline.web.pages import browse_page, entry_page
+from faultline.render.markdown import entry_markdown
+from faultline.schemas.common import errors
+from faultline.schemas.entries import EntryList, EntryView
+from faultline.render.view import entry_view
+from faultline.render.evidence import fix_fields
+from faultline.store.written import Counts, store_for_app
 
 router = APIRouter(tags=["errors"])
 

@@ -15,10 +15,10 @@ from typing import Any, Literal
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.api.deps import LangQuery, lang_headers, request_lang, snapshot
-from app.render.export import export_json, export_markdown
-from app.schemas.common import errors
-from app.store.written import store_for_app
+from faultline.api.deps import LangQuery, lang_headers, request_lang, snapshot
+from faultline.render.export import export_json, export_markdown
+from faultline.schemas.common import errors
+from faultline.store.written import store_for_app
 
 router = APIRouter(tags=["system"])
 _CACHE: OrderedDict[tuple, bytes] = OrderedDict()

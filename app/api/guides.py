@@ -6,13 +6,13 @@ from typing import Optional
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.api.deps import LangQuery, lang_headers, request_lang, snapshot, split_format, wants_html
-from app.api.problems import ApiError
-from app.web.pages import guide_page, guides_page
-from app.render.markdown import guide_markdown
-from app.render.view import guide_view
-from app.schemas.common import errors
-from app.schemas.entries import GuideList, GuideView
+from faultline.api.deps import LangQuery, lang_headers, request_lang, snapshot, split_format, wants_html
+from faultline.api.problems import ApiError
+from faultline.web.pages import guide_page, guides_page
+from faultline.render.markdown import guide_markdown
+from faultline.render.view import guide_view
+from faultline.schemas.common import errors
+from faultline.schemas.entries import GuideList, GuideView
 
 _HTML = {"text/html": {"schema": {"type": "string"}, "description": "the page, for browsers (Accept: text/html)"}}
 

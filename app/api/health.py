@@ -6,8 +6,8 @@ import time
 
 from fastapi import APIRouter, Request
 
-from app.api.deps import snapshot
-from app.schemas.common import Health
+from faultline.api.deps import snapshot
+from faultline.schemas.common import Health
 
 router = APIRouter(tags=["system"])
 

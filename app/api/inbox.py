@@ -9,12 +9,12 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DBAPIError
 
-from app.api.outcomes import Refused, bearer
-from app.api.problems import problem
-from app.inbox import enabled, group_of, group_view
-from app.schemas.common import ErrorBody, errors
-from app.schemas.outcomes import InboxOut
-from app.store.written import store_for_app
+from faultline.api.outcomes import Refused, bearer
+from faultline.api.problems import problem
+from faultline.inbox import enabled, group_of, group_view
+from faultline.schemas.common import ErrorBody, errors
+from faultline.schemas.outcomes import InboxOut
+from faultline.store.written import store_for_app
 
 router = APIRouter(tags=["inbox"])
 log = logging.getLogger("faultline")

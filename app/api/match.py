@@ -14,15 +14,15 @@ from fastapi.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError
 
-from app.api import inbox, outcomes
-from app.api.deps import LangQuery, lang_headers, request_lang, snapshot
-from app.api.problems import ApiError
-from app.i18n.negotiate import explicit
-from app.matching.decode import decode_paste
-from app.render.match import match_text
-from app.schemas.match import MatchResponse
-from app.settings import MAX_BODY_BYTES, settings
-from app.store.written import store_for_app
+from faultline.api import inbox, outcomes
+from faultline.api.deps import LangQuery, lang_headers, request_lang, snapshot
+from faultline.api.problems import ApiError
+from faultline.i18n.negotiate import explicit
+from faultline.matching.decode import decode_paste
+from faultline.render.match import match_text
+from faultline.schemas.match import MatchResponse
+from faultline.settings import MAX_BODY_BYTES, settings
+from faultline.store.written import store_for_app
 
 router = APIRouter(tags=["match"])
 log = logging.getLogger("faultline")
@@ -222,7 +222,7 @@ async def in_thread_while_connected(request: Request, work_fn, cancel: threading
 async def match(request: Request, lang: LangQuery = None,
                 limit: Annotated[Optional[int], Query(ge=1, le=50, description="overrides the body's limit")] = None) -> Any:
     if request.headers.get("content-type", "").lower().startswith("multipart/form-data"):
-        from app.api.upload import match_upload  # several files or an archive (app/logsets)
+        from faultline.api.upload import match_upload  # several files or an archive (app/logsets)
 
         return await match_upload(request, lang, limit)
     body = await read_body(request)

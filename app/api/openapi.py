@@ -4,7 +4,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from app.schemas.common import ErrorBody
+from faultline.schemas.common import ErrorBody
 
 _WHAT = {401: "Missing or bad token (Authorization: Bearer <token>)", 403: "The token's scope does not allow this",
          404: "No such entry or workaround", 429: "Too many requests from this token (see Retry-After)", 408: "The request body did not arrive in time", 413: "The body is larger than 1 MiB",

@@ -11,12 +11,12 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError
 
-from app.api.deps import snapshot
-from app.api.problems import problem
-from app.render.evidence import dead_end_rate, find_target, fix_rate, workaround_rate
-from app.schemas.common import ErrorBody, errors
-from app.schemas.outcomes import OutcomeIn, OutcomeOut
-from app.store.written import RateLimited, ReportRow, TokenRow, iso, store_for_app
+from faultline.api.deps import snapshot
+from faultline.api.problems import problem
+from faultline.render.evidence import dead_end_rate, find_target, fix_rate, workaround_rate
+from faultline.schemas.common import ErrorBody, errors
+from faultline.schemas.outcomes import OutcomeIn, OutcomeOut
+from faultline.store.written import RateLimited, ReportRow, TokenRow, iso, store_for_app
 
 router = APIRouter(tags=["outcomes"])
 BODY_LIMIT = 128 * 1024
@@ -24,7 +24,7 @@ BODY_LIMIT = 128 * 1024
 
 def reports_per_minute() -> int:
     """Reports a token may send per minute (FAULTLINE_REPORTS_PER_MINUTE, default 30)."""
-    from app.settings import settings
+    from faultline.settings import settings
 
     return settings().reports_per_minute
 
@@ -64,7 +64,7 @@ def _body(status: int, code: str, message: str, **extra) -> dict[str, Any]:
 
 
 def _parse(raw: bytes) -> OutcomeIn:
-    from app.api.match import _clean_json
+    from faultline.api.match import _clean_json
 
     try:
         data = json.loads(raw.decode("utf-8", errors="replace"))
@@ -169,7 +169,7 @@ async def post_outcome(request: Request, domain: str = PathParam(examples=["pyto
 
 async def with_evidence(request: Request, result: dict[str, Any], lang: str) -> dict[str, Any]:
     """A /match result with every rate updated by the outcome reports (labelled estimated or from N reports)."""
-    from app.render.evidence import annotate_match
+    from faultline.render.evidence import annotate_match
 
     ids = [m["id"] for m in result.get("matches", [])]
     if "_report_counts" in result:

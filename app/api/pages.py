@@ -17,16 +17,16 @@ from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from app.api.deps import snapshot, wants_html
-from app.api.match import read_body
-from app.api.upload import MULTIPART_OVERHEAD
-from app.logsets import Limits, LogSetError, match_files, read_uploads
-from app.logsets.inputs import looks_like_archive
-from app.settings import MAX_BODY_BYTES
-from app.api.problems import ApiError
-from app.i18n.negotiate import SUPPORTED, UnsupportedLanguage, explicit, negotiate
-from app.i18n.translations import NATIVE_NAME, gettext_for
-from app.web.pages import STATIC, error_page, home_page, is_local_path, results_page, strip_lang
+from faultline.api.deps import snapshot, wants_html
+from faultline.api.match import read_body
+from faultline.api.upload import MULTIPART_OVERHEAD
+from faultline.logsets import Limits, LogSetError, match_files, read_uploads
+from faultline.logsets.inputs import looks_like_archive
+from faultline.settings import MAX_BODY_BYTES
+from faultline.api.problems import ApiError
+from faultline.i18n.negotiate import SUPPORTED, UnsupportedLanguage, explicit, negotiate
+from faultline.i18n.translations import NATIVE_NAME, gettext_for
+from faultline.web.pages import STATIC, error_page, home_page, is_local_path, results_page, strip_lang
 
 MAX_MATCHES = 10
 COOKIE_MAX_AGE = 365 * 24 * 3600
@@ -54,7 +54,7 @@ async def _form_fields(request: Request, body: bytes) -> dict[str, Any]:
         async def stream():
             yield body
 
-        from app.api.upload import in_memory_parser
+        from faultline.api.upload import in_memory_parser
 
         form = await in_memory_parser(len(body))(request.headers, stream(),
                                                  max_files=Limits.from_settings().max_files).parse()
@@ -120,11 +120,11 @@ async def results(request: Request) -> Response:
     if not text.strip():
         return home_page(request, snap, lang, text=text, environment_text=env_text, status=422,
                          error=_("The log is empty. Paste a traceback or log (or choose a log file), then submit."))
-    from app.api.match import match_while_connected
+    from faultline.api.match import match_while_connected
 
     result = await match_while_connected(request, snap.index, text, env_text if env_text.strip() else None,
                                          MAX_MATCHES, lang)
-    from app.api import inbox, outcomes  # rates from outcome reports; the inbox of unknown errors (issue 11)
+    from faultline.api import inbox, outcomes  # rates from outcome reports; the inbox of unknown errors (issue 11)
     result = await outcomes.with_evidence(request, result, lang); await inbox.note_unknown(request, result, text)
     return results_page(request, snap, lang, result, text=text, environment_text=env_text)
 
@@ -140,9 +140,9 @@ async def _results_of_files(request: Request, snap, lang: str, uploads: list[tup
     import threading
     import time
 
-    from app.api import outcomes
-    from app.api.match import in_thread_while_connected
-    from app.settings import settings
+    from faultline.api import outcomes
+    from faultline.api.match import in_thread_while_connected
+    from faultline.settings import settings
 
     _ = gettext_for(lang)
     t0 = time.thread_time()

@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 from starlette.requests import ClientDisconnect
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from app.i18n.negotiate import UnsupportedLanguage
+from faultline.i18n.negotiate import UnsupportedLanguage
 
 log = logging.getLogger("faultline")
 

@@ -17,14 +17,14 @@ from fastapi.responses import JSONResponse
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from app.api import outcomes
-from app.api.deps import lang_headers, request_lang, snapshot
-from app.api.match import in_thread_while_connected, read_body
-from app.api.problems import ApiError
-from app.i18n.negotiate import explicit
-from app.logsets import Limits, LogSetError, match_files, read_uploads
-from app.logsets.inputs import LIMIT_VARS
-from app.settings import settings
+from faultline.api import outcomes
+from faultline.api.deps import lang_headers, request_lang, snapshot
+from faultline.api.match import in_thread_while_connected, read_body
+from faultline.api.problems import ApiError
+from faultline.i18n.negotiate import explicit
+from faultline.logsets import Limits, LogSetError, match_files, read_uploads
+from faultline.logsets.inputs import LIMIT_VARS
+from faultline.settings import settings
 
 MULTIPART_OVERHEAD = 1 << 20  # part headers and boundaries, on top of the files' own bytes
 FIELD_BYTES = 1 << 20  # a form field that is not a file (the environment, a pasted text)

@@ -15,7 +15,7 @@ import importlib
 import os
 import sys
 
-from app.settings import default_kb
+from faultline.settings import default_kb
 
 # the order is the order of `faultline --help`
 VERBS = ["load", "serve", "match", "lint", "new", "export", "import_", "run", "mcp", "token", "inbox", "verify"]
@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"faultline {version()}")
     sub = ap.add_subparsers(dest="verb", required=True, metavar="VERB", title="verbs")
     for name in VERBS:
-        importlib.import_module(f"app.cli.{name}").register(sub)
+        importlib.import_module(f"faultline.cli.{name}").register(sub)
     _finish(ap, None)
     return ap
 

@@ -1,6 +1,6 @@
-"""`python -m app.cli` runs the `faultline` command."""
+"""`python -m faultline.cli` runs the `faultline` command."""
 import sys
 
-from app.cli import main
+from faultline.cli import main
 
 sys.exit(main())

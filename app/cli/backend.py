@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from app.settings import settings
-from app.settings import default_db
+from faultline.settings import settings
+from faultline.settings import default_db
 
 
 def add_server(p: argparse.ArgumentParser) -> None:
@@ -22,7 +22,7 @@ def match_log(text: str, *, server: str | None, db: str | None, kb: str, environ
               limit: int = 5, lang: str = "en") -> dict[str, Any]:
     """The /match result as JSON (a dict), from the service or the local database."""
     if server:
-        from app.client import Client, FaultlineError
+        from faultline.client import Client, FaultlineError
 
         try:
             with Client(server, timeout=60) as c:
@@ -31,14 +31,14 @@ def match_log(text: str, *, server: str | None, db: str | None, kb: str, environ
             if not exc.status:  # no answer at all
                 raise BackendError(exc.message) from None
             raise BackendError(f"{server} answered {exc.status} {exc.code}: {exc.message}") from None
-    from app.render.match import match_text
-    from app.store.load import index_from_db
+    from faultline.render.match import match_text
+    from faultline.store.load import index_from_db
 
     try:
         index = index_from_db(db or default_db(), kb)
     except Exception as exc:  # noqa: BLE001 - a broken or unreadable database is reported, not raised
         raise BackendError(f"cannot read the knowledge base from {db or default_db()}: {exc}") from None
-    from app.render.evidence import with_local_reports  # rates from outcome reports (issue 11)
+    from faultline.render.evidence import with_local_reports  # rates from outcome reports (issue 11)
     return with_local_reports(match_text(index, text, environment=environment, limit=limit, lang=lang), db or default_db(), index.entry, lang)
 
 

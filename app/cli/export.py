@@ -5,8 +5,8 @@ from pathlib import Path
 
 import sys
 
-from app.cli.common import add_db, missing_db
-from app.settings import default_db
+from faultline.cli.common import add_db, missing_db
+from faultline.settings import default_db
 
 
 def register(sub) -> None:
@@ -19,8 +19,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from app.render.export import export_dir
-    from app.store.load import kb_from_db
+    from faultline.render.export import export_dir
+    from faultline.store.load import kb_from_db
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -30,7 +30,7 @@ def run(args) -> int:
         print(f"faultline export: {why}", file=sys.stderr)
         return 2
     entries, guides = kb_from_db(args.db or default_db(), args.kb)
-    from app.store.written import read_counts
+    from faultline.store.written import read_counts
 
     n = export_dir(entries, guides, args.format, args.lang, Path(args.out), read_counts(args.db or default_db()))
     print(f"wrote {n} files to {args.out}")

@@ -13,7 +13,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from app.peers.deadends import import_deadends
+    from faultline.peers.deadends import import_deadends
 
     n, skipped = import_deadends(Path(args.file), args.db or "deadends.db")
     print(f"imported {n} deadends.dev entries into {args.db or 'deadends.db'} ({skipped} skipped)")

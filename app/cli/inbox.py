@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 
-from app.cli.common import add_db
-from app.settings import default_db
+from faultline.cli.common import add_db
+from faultline.settings import default_db
 
 
 def register(sub) -> None:
@@ -16,8 +16,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from app.inbox import group_view
-    from app.store.written import WrittenStore
+    from faultline.inbox import group_view
+    from faultline.store.written import WrittenStore
 
     st = WrittenStore.open(args.db or default_db())
     try:

@@ -10,7 +10,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from app.lint import lint
+    from faultline.lint import lint
 
     rep = lint(args.kb, strict=not args.draft)
     keep = (lambda m: args.only in m) if args.only else (lambda m: True)

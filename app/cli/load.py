@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from app.cli.common import add_db
-from app.settings import default_db
+from faultline.cli.common import add_db
+from faultline.settings import default_db
 
 
 def register(sub) -> None:
@@ -16,8 +16,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from app.kbfiles import KBError
-    from app.store.load import load_into_db
+    from faultline.kbfiles import KBError
+    from faultline.store.load import load_into_db
 
     try:
         n_entries, n_guides = load_into_db(args.kb, args.db or default_db(), force=args.force)

@@ -5,10 +5,10 @@ import json
 import sys
 from pathlib import Path
 
-from app.cli.backend import add_server
-from app.cli.common import add_db, missing_db, positive_int, read_input
-from app.logsets.inputs import LogFile
-from app.settings import default_db
+from faultline.cli.backend import add_server
+from faultline.cli.common import add_db, missing_db, positive_int, read_input
+from faultline.logsets.inputs import LogFile
+from faultline.settings import default_db
 
 
 def register(sub) -> None:
@@ -29,7 +29,7 @@ def register(sub) -> None:
 
 def is_logset(paths: list[str]) -> bool:
     """More than one input, or one that is a folder or an archive: a set of logs (app/logsets)."""
-    from app.logsets.inputs import looks_like_archive
+    from faultline.logsets.inputs import looks_like_archive
 
     if len(paths) != 1:
         return True
@@ -41,14 +41,14 @@ def match_logset(paths: list[str], *, server: str | None, db: str | None, kb: st
                  limit: int = 5, lang: str = "en", extra: list[tuple[str, bytes]] = ()) -> dict:
     """The /match result for several files (read here under the same limits as the service), from the
     service (one multipart upload) or the local database.  ``extra``: more (name, bytes) inputs."""
-    from app.cli.backend import BackendError
-    from app.logsets import match_files, read_paths
-    from app.logsets.inputs import Collected
+    from faultline.cli.backend import BackendError
+    from faultline.logsets import match_files, read_paths
+    from faultline.logsets.inputs import Collected
 
     collected = read_paths(paths) if paths else Collected()  # LogSetError: the inputs are refused (a usage error)
     collected.files += [LogFile(name, data) for name, data in extra if data.strip()]
     if server:
-        from app.client import Client, FaultlineError, _raise_for
+        from faultline.client import Client, FaultlineError, _raise_for
 
         files = [("files", (f.name, f.data, "text/plain")) for f in collected.files]
         data = {"limit": str(limit), "lang": lang, **({"environment": environment} if environment else {})}
@@ -64,8 +64,8 @@ def match_logset(paths: list[str], *, server: str | None, db: str | None, kb: st
             raise BackendError(f"{server}: {exc}") from None
         res["skipped_files"] = collected.skipped + [s for s in res.get("skipped_files", []) if s not in collected.skipped]
         return res
-    from app.render.evidence import with_local_reports
-    from app.store.load import index_from_db
+    from faultline.render.evidence import with_local_reports
+    from faultline.store.load import index_from_db
 
     try:
         index = index_from_db(db or default_db(), kb)
@@ -76,7 +76,7 @@ def match_logset(paths: list[str], *, server: str | None, db: str | None, kb: st
 
 
 def run(args) -> int:
-    from app.cli.backend import BackendError, match_log
+    from faultline.cli.backend import BackendError, match_log
 
     if is_logset(args.file):
         return _run_logset(args)
@@ -98,7 +98,7 @@ def run(args) -> int:
 
 
 def _run_logset(args) -> int:
-    from app.cli.backend import BackendError
+    from faultline.cli.backend import BackendError
 
     if "-" in args.file:
         print("faultline match: - (standard input) cannot be one of several inputs", file=sys.stderr)
@@ -106,7 +106,7 @@ def _run_logset(args) -> int:
     if not args.server and (why := missing_db(args.db or default_db())):
         print(f"faultline match: {why}", file=sys.stderr)
         return 2
-    from app.logsets import LogSetError
+    from faultline.logsets import LogSetError
 
     env = read_input(args.env) if args.env else None
     try:
@@ -124,18 +124,18 @@ def _run_logset(args) -> int:
 def _print(res: dict, args) -> int:
     fmt = args.format or ("json" if args.json else "text")
     if fmt == "md":
-        from app.render.match_markdown import match_markdown
+        from faultline.render.match_markdown import match_markdown
 
         print(match_markdown(res, args.lang, server=args.server))
         return 0 if res["matches"] else 3
     if fmt == "json":
         print(json.dumps(res, ensure_ascii=False, indent=2))
         return 0 if res["matches"] else 3
-    from app.render.text import match_report
+    from faultline.render.text import match_report
 
     print(match_report(res, args.lang))
     if "files" in res:
-        from app.logsets.report import files_report
+        from faultline.logsets.report import files_report
 
         print(files_report(res, args.lang))
     return 0 if res["matches"] else 3

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from app.cli.backend import add_server
-from app.cli.common import add_db
+from faultline.cli.backend import add_server
+from faultline.cli.common import add_db
 
 
 def register(sub) -> None:
@@ -21,16 +21,16 @@ def register(sub) -> None:
 def run(args) -> int:
     import anyio
 
-    from app.client import AsyncClient
-    from app.mcp.server import build_server, in_process
+    from faultline.client import AsyncClient
+    from faultline.mcp.server import build_server, in_process
 
     if args.server:
         server = args.server
         anyio.run(build_server(lambda: AsyncClient(server, timeout=60)).run_stdio_async)
         return 0
 
-    from app.main import create_app
-    from app.settings import default_db
+    from faultline.main import create_app
+    from faultline.settings import default_db
 
     app = create_app(db_path=args.db or default_db(), kb_root=str(args.kb))
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from app.cli.common import add_db
-from app.settings import default_db
+from faultline.cli.common import add_db
+from faultline.settings import default_db
 
 
 def register(sub) -> None:
@@ -19,8 +19,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from app.entry import ID_RE
-    from app.scaffold import scaffold
+    from faultline.entry import ID_RE
+    from faultline.scaffold import scaffold
 
     eid = args.id.strip()
     if not ID_RE.match(eid):
@@ -38,7 +38,7 @@ def run(args) -> int:
         return 2
     inbox = None
     if args.from_inbox:
-        from app.inbox import from_inbox
+        from faultline.inbox import from_inbox
 
         fp = args.from_inbox.strip()
         try:

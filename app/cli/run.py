@@ -6,8 +6,8 @@ import signal
 import sys
 import time
 
-from app.cli.backend import add_server
-from app.cli.common import add_db, non_negative_float, non_negative_int
+from faultline.cli.backend import add_server
+from faultline.cli.common import add_db, non_negative_float, non_negative_int
 
 
 def register(sub) -> None:
@@ -35,8 +35,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from app.render.diagnosis import retry_note
-    from app.runwrap import CommandNotFound
+    from faultline.render.diagnosis import retry_note
+    from faultline.runwrap import CommandNotFound
 
     argv = list(args.command)
     if argv and argv[0] == "--":
@@ -78,9 +78,9 @@ def _say(line: str) -> None:
 def _attempt(argv: list[str], args) -> tuple[int, dict | None, bool]:
     """Run the command once; on failure print the diagnosis.  Returns its exit code, the verdict on
     the failure (None when there is none) and whether the user stopped it."""
-    from app.cli.backend import BackendError, entry_link, match_log
-    from app.render.diagnosis import diagnosis
-    from app.runwrap import run_command
+    from faultline.cli.backend import BackendError, entry_link, match_log
+    from faultline.render.diagnosis import diagnosis
+    from faultline.runwrap import run_command
 
     result = run_command(argv)
     stopped = result.interrupted or result.returncode == 128 + signal.SIGINT  # Ctrl-C, at faultline or the terminal
@@ -93,7 +93,7 @@ def _attempt(argv: list[str], args) -> tuple[int, dict | None, bool]:
         return result.returncode, None, stopped
     try:
         if args.logs:  # the output and the job's own log files, as one set (app/logsets)
-            from app.cli.match import match_logset
+            from faultline.cli.match import match_logset
 
             res = match_logset(args.logs, server=args.server, db=args.db, kb=args.kb, limit=3, lang=args.lang,
                                extra=[("console", text.encode("utf-8"))])

@@ -5,8 +5,8 @@ import os
 import sys
 from pathlib import Path
 
-from app.cli.common import add_db
-from app.settings import default_db
+from faultline.cli.common import add_db
+from faultline.settings import default_db
 
 
 def register(sub) -> None:
@@ -21,9 +21,9 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from app.server import serve
-    from app.service import StartupError, ensure_kb
-    from app.store.db import resolve_target
+    from faultline.server import serve
+    from faultline.service import StartupError, ensure_kb
+    from faultline.store.db import resolve_target
 
     target = resolve_target(args.db or default_db())
     kb = str(Path(args.kb).resolve())

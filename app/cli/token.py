@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from app.cli.common import add_db
-from app.settings import default_db
+from faultline.cli.common import add_db
+from faultline.settings import default_db
 
 
 def register(sub) -> None:
@@ -26,7 +26,7 @@ def register(sub) -> None:
 
 
 def _store(args):
-    from app.store.written import WrittenStore
+    from faultline.store.written import WrittenStore
 
     return WrittenStore.open(args.db or default_db())
 
@@ -48,7 +48,7 @@ def create(args) -> int:
 
 
 def list_(args) -> int:
-    from app.store.written import iso
+    from faultline.store.written import iso
 
     st = _store(args)
     try:

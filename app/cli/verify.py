@@ -24,9 +24,9 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from app.kbfiles import load_kb
-    from app.verify.run import verify_kb
-    from app.verify.sources import Cache, Releases
+    from faultline.kbfiles import load_kb
+    from faultline.verify.run import verify_kb
+    from faultline.verify.sources import Cache, Releases
 
     t0 = time.monotonic()
     kb = load_kb(args.kb, lenient=True)

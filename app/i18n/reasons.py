@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from app.i18n.translations import gettext_for
+from faultline.i18n.translations import gettext_for
 
 
 def N_(message: str) -> str:

@@ -22,7 +22,7 @@ from babel.numbers import format_decimal as _format_decimal
 from babel.numbers import format_percent as _format_percent
 from babel.support import NullTranslations, Translations
 
-from app.i18n.negotiate import DEFAULT, SUPPORTED
+from faultline.i18n.negotiate import DEFAULT, SUPPORTED
 
 log = logging.getLogger("faultline")
 

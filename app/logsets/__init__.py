@@ -10,12 +10,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from app.i18n.translations import gettext_for
-from app.logsets.analysis import known_ranks, missing_from_collective, stack_outliers, timeline
-from app.logsets.inputs import Collected, Limits, LogSetError, read_paths, read_uploads
-from app.logsets.merge import Merged, merge
-from app.matching.budget import budget
-from app.matching.logparse import parse_log
+from faultline.i18n.translations import gettext_for
+from faultline.logsets.analysis import known_ranks, missing_from_collective, stack_outliers, timeline
+from faultline.logsets.inputs import Collected, Limits, LogSetError, read_paths, read_uploads
+from faultline.logsets.merge import Merged, merge
+from faultline.matching.budget import budget
+from faultline.matching.logparse import parse_log
 
 N_ = lambda s: s  # noqa: E731 - marks a msgid for the catalogs
 
@@ -54,7 +54,7 @@ def _with_file(d: dict[str, Any] | None, merged: Merged, line_key: str = "line_n
 def annotate(res: dict[str, Any], merged: Merged, parsed, lang: str) -> dict[str, Any]:
     """The match result of a merged paste, with files and lines named and the multi-file findings."""
     _ = gettext_for(lang)
-    from app.i18n.reasons import reason_text
+    from faultline.i18n.reasons import reason_text
 
     for m in res.get("matches", []):
         _with_file(m.get("matched"), merged)
@@ -104,7 +104,7 @@ def match_files(index, collected: Collected, environment: Any = None, limit: int
     """The /match JSON for a set of files, annotated (see `annotate`).  ``budget_ms`` is the CPU budget of
     the whole request: ``spent_ms`` (reading the files) is taken off it, and what the match leaves is
     what the cross-file analysis may use."""
-    from app.render.match import match_text
+    from faultline.render.match import match_text
 
     t0 = time.thread_time()
     merged = merge(collected)

@@ -12,9 +12,9 @@ from typing import Any
 
 import re2
 
-from app.logsets.merge import Merged, Source
-from app.matching.logparse import ParsedLog, PyException
-from app.matching.roots import is_cause
+from faultline.logsets.merge import Merged, Source
+from faultline.matching.logparse import ParsedLog, PyException
+from faultline.matching.roots import is_cause
 
 # the collectives (and point-to-point calls) of torch.distributed whose frames say where a rank waits
 COLLECTIVES = frozenset({

@@ -19,7 +19,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from app.settings import Settings, settings
+from faultline.settings import Settings, settings
 
 
 @dataclass(frozen=True)

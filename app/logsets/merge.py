@@ -17,9 +17,9 @@ from typing import Any
 
 import re2
 
-from app.logsets.inputs import Collected
-from app.logsets.layout import FileInfo, recognise
-from app.matching.decode import decode_paste
+from faultline.logsets.inputs import Collected
+from faultline.logsets.layout import FileInfo, recognise
+from faultline.matching.decode import decode_paste
 
 MAX_MERGED_LINES = 18000  # under the parser's MAX_LINES: no file is cut by the parser in the middle of the set
 MIN_FILE_LINES = 40

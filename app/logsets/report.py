@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.i18n.translations import gettext_for
+from faultline.i18n.translations import gettext_for
 
 
 def _at(d: dict[str, Any]) -> str:

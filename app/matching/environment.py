@@ -8,7 +8,7 @@ from typing import Any
 import re2
 from packaging.version import InvalidVersion, Version
 
-from app.entry import Entry, normalize_package, parse_requirement
+from faultline.entry import Entry, normalize_package, parse_requirement
 
 # Pasted text is hostile input: these run under RE2 (linear time, no backtracking), each only on
 # lines that pass a cheap test of its shape.

@@ -30,10 +30,10 @@ from typing import Iterable
 
 import re2
 
-from app.matching.config import DEFAULT, RankConfig
-from app.matching.index import Hit, MatchIndex, SigSpec
-from app.matching.logparse import Line, ParsedLog, parse_log
-from app.matching.result import Reason
+from faultline.matching.config import DEFAULT, RankConfig
+from faultline.matching.index import Hit, MatchIndex, SigSpec
+from faultline.matching.logparse import Line, ParsedLog, parse_log
+from faultline.matching.result import Reason
 
 SIG_NAME = "exit-code-signal"  # the signature name of a hit this module adds
 TAIL_LINES = 5  # a shell's bare signal report ("Bus error (core dumped)") counts in the last lines only

@@ -8,8 +8,8 @@ from typing import Callable
 
 import re2
 
-from app.matching.logparse import ParsedLog
-from app.matching.result import Finding
+from faultline.matching.logparse import ParsedLog
+from faultline.matching.result import Finding
 
 _WORK = re2.compile(r"WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?")
 # "[Rank 3]" or "[PG ID 0 PG GUID 0(default_pg) Rank 3]" inside a message (torch <= 2.1 names its rank there)

@@ -29,11 +29,11 @@ from typing import Callable, Iterable
 import ahocorasick
 import re2
 
-from app.entry import Entry
-from app.matching.budget import spent
-from app.matching.literals import anchor, required_literals, specificity
-from app.matching.logparse import Line, ParsedLog, parse_log
-from app.matching.mask import mask_light, source_files, tokens
+from faultline.entry import Entry
+from faultline.matching.budget import spent
+from faultline.matching.literals import anchor, required_literals, specificity
+from faultline.matching.logparse import Line, ParsedLog, parse_log
+from faultline.matching.mask import mask_light, source_files, tokens
 
 MIN_SPECIFICITY = 14  # letters/digits a signature must insist on (lint)
 MAX_ANCHOR = 16  # any substring of a required literal is itself required: keep anchors short

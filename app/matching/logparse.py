@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from app.matching.budget import spent
-from app.matching.decode import repair_text
-from app.matching.lines import Frame, Line, LineKind, PyException  # noqa: F401 - re-exported
-from app.matching.tracebacks import Budget, scan_stream
+from faultline.matching.budget import spent
+from faultline.matching.decode import repair_text
+from faultline.matching.lines import Frame, Line, LineKind, PyException  # noqa: F401 - re-exported
+from faultline.matching.tracebacks import Budget, scan_stream
 
 MAX_LINES = 20000
 MAX_LINE_CHARS = 4000  # longer lines are scanned in pieces of at most this many characters

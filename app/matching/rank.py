@@ -16,14 +16,14 @@ from typing import Any
 
 import re2
 
-from app.matching.config import DEFAULT, RankConfig
-from app.matching.environment import applicability, parse_environment
-from app.matching.exits import SIG_NAME as EXIT_SIGNAL, exit_reason, exit_signal_hits
-from app.matching.findings import detect, rank_in_text
-from app.matching.index import Hit, MatchIndex, SigSpec
-from app.matching.logparse import Line, ParsedLog, PyException, parse_log
-from app.matching.tracebacks import exception_line
-from app.matching.result import (
+from faultline.matching.config import DEFAULT, RankConfig
+from faultline.matching.environment import applicability, parse_environment
+from faultline.matching.exits import SIG_NAME as EXIT_SIGNAL, exit_reason, exit_signal_hits
+from faultline.matching.findings import detect, rank_in_text
+from faultline.matching.index import Hit, MatchIndex, SigSpec
+from faultline.matching.logparse import Line, ParsedLog, PyException, parse_log
+from faultline.matching.tracebacks import exception_line
+from faultline.matching.result import (
     BenignLine,
     EntryMatch,
     LogSummary,
@@ -32,9 +32,9 @@ from app.matching.result import (
     Related,
     RootCause,
 )
-from app.matching.budget import current as current_budget
-from app.matching.roots import choose_root, is_cause, is_warning, origin_of
-from app.matching.verdict import verdict_of
+from faultline.matching.budget import current as current_budget
+from faultline.matching.roots import choose_root, is_cause, is_warning, origin_of
+from faultline.matching.verdict import verdict_of
 
 SIMILAR_LINE_CHARS = 400
 _OWN_RANK = re2.compile(r"Initializing distributed: GLOBAL_RANK: (\d+), MEMBER: \d+/\d+")

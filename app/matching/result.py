@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.matching.index import Hit
+from faultline.matching.index import Hit
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from typing import Callable, Iterable
 
 import re2
 
-from app.matching.index import Hit
-from app.matching.logparse import Line, ParsedLog, PyException
-from app.matching.result import Origin
+from faultline.matching.index import Hit
+from faultline.matching.logparse import Line, ParsedLog, PyException
+from faultline.matching.result import Origin
 
 # Lines that report a consequence of a failure elsewhere (another rank, the launcher).
 _SYMPTOM = re2.compile(

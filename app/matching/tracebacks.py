@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.matching.lines import Frame, Line, PyException
-from app.matching.budget import spent
+from faultline.matching.lines import Frame, Line, PyException
+from faultline.matching.budget import spent
 
 _TRACEBACK = "Traceback (most recent call last):"
 # DataLoader workers and DataParallel replicas re-raise "Caught X in ..." and print the original after this

@@ -14,9 +14,9 @@ from typing import Callable
 
 import re2
 
-from app.entry import Entry
-from app.matching.exits import read_exit
-from app.matching.result import MatchResult, Origin, Reason, RootCause, Verdict
+from faultline.entry import Entry
+from faultline.matching.exits import read_exit
+from faultline.matching.result import MatchResult, Origin, Reason, RootCause, Verdict
 
 # How sure a derived verdict is: a traceback's own frames say more than one line does.
 CONF_EXCEPTION_TYPE = 0.6  # the exception's type alone says who must act (ModuleNotFoundError)

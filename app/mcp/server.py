@@ -18,10 +18,10 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
-from app.entry import GUIDE_ID_RE, ID_RE
-from app.settings import settings
-from app.client import AsyncClient, FaultlineError, _raise_for
-from app.mcp.models import (GuideOut, GuidesOut, GuideSummary, LogText, MatchOut, EntryOut, EntrySummary, OutcomeOut, SearchOut,
+from faultline.entry import GUIDE_ID_RE, ID_RE
+from faultline.settings import settings
+from faultline.client import AsyncClient, FaultlineError, _raise_for
+from faultline.mcp.models import (GuideOut, GuidesOut, GuideSummary, LogText, MatchOut, EntryOut, EntrySummary, OutcomeOut, SearchOut,
                             entry_out, guide_out, match_out, outcome_out)
 
 Lang = Literal["en", "zh"]

@@ -17,8 +17,8 @@ from typing import Any, Iterator
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pydantic import ValidationError
 
-from app.entry import Entry
-from app.matching.index import SignatureError, compile_signature
+from faultline.entry import Entry
+from faultline.matching.index import SignatureError, compile_signature
 
 ATTRIBUTION = "deadends.dev contributors, https://deadends.dev (CC BY 4.0); original id: {id}"
 _SLUG = re.compile(r"[^a-z0-9._-]+")
@@ -182,7 +182,7 @@ def convert(path: Path) -> tuple[list[Entry], int]:
 
 
 def import_deadends(path: Path, db_path: str | Path) -> tuple[int, int]:
-    from app.store.load import write_entries
+    from faultline.store.load import write_entries
 
     entries, skipped = convert(path)
     write_entries(db_path, entries, [], source=f"deadends:{path.name}")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.render.labels import pct
-from app.render.text import rate_label, rates_estimated
-from app.render.verdict import verdict_line
+from faultline.render.labels import pct
+from faultline.render.text import rate_label, rates_estimated
+from faultline.render.verdict import verdict_line
 
 _L = {
     "en": {

@@ -6,9 +6,9 @@ import hashlib
 import re
 from typing import Any, Callable
 
-from app.entry import DeadEnd, Entry, Workaround
-from app.rates import Rate, posterior
-from app.store.written import Counts
+from faultline.entry import DeadEnd, Entry, Workaround
+from faultline.rates import Rate, posterior
+from faultline.store.written import Counts
 
 _WS = re.compile(r"\s+")
 
@@ -99,7 +99,7 @@ def fix_fields(estimate: float, c: Counts | None, lang: str, measured: bool = Fa
 
 def with_local_reports(result: dict[str, Any], target, entry_of: Callable[[str], Entry | None], lang: str) -> dict[str, Any]:
     """annotate_match with the reports stored in a local database (the CLI without a server)."""
-    from app.store.written import read_counts
+    from faultline.store.written import read_counts
 
     ids = [m["id"] for m in result.get("matches", [])]
     return annotate_match(result, entry_of, read_counts(target, ids) if ids else {}, lang)

@@ -5,9 +5,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from app.entry import Entry, Guide
-from app.render.markdown import entry_markdown, guide_markdown
-from app.render.view import entry_view, guide_view
+from faultline.entry import Entry, Guide
+from faultline.render.markdown import entry_markdown, guide_markdown
+from faultline.render.view import entry_view, guide_view
 
 
 def _guide_entries(entries: list[Entry]) -> dict[str, list[str]]:

@@ -1,9 +1,9 @@
 """Entries and guides as Markdown documents."""
 from __future__ import annotations
 
-from app.entry import Entry, Guide
-from app.render.labels import LABELS, pct, rate_note, rate_text
-from app.render.view import entry_view, guide_view
+from faultline.entry import Entry, Guide
+from faultline.render.labels import LABELS, pct, rate_note, rate_text
+from faultline.render.view import entry_view, guide_view
 
 
 def _fence(code: str) -> str:

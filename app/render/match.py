@@ -6,14 +6,14 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from app.entry import Entry
-from app.i18n.reasons import finding_text, origin_text, reason_text
-from app.matching.environment import requirement_holds
-from app.matching.index import MatchIndex
-from app.matching.rank import match
-from app.matching.result import EntryMatch, MatchResult, Reason, RootCause
-from app.render.verdict import verdict_json
-from app.render.view import dead_end_view, workaround_view
+from faultline.entry import Entry
+from faultline.i18n.reasons import finding_text, origin_text, reason_text
+from faultline.matching.environment import requirement_holds
+from faultline.matching.index import MatchIndex
+from faultline.matching.rank import match
+from faultline.matching.result import EntryMatch, MatchResult, Reason, RootCause
+from faultline.render.verdict import verdict_json
+from faultline.render.view import dead_end_view, workaround_view
 
 EntryLookup = Callable[[str], Entry]
 
@@ -112,7 +112,7 @@ def match_text(index: MatchIndex, text: str, environment: Any = None, limit: int
 
     ``budget_ms``: a CPU budget for the match (app/matching/budget.py; the service sets one, local
     tools do not); ``cancel``: a threading.Event that stops the match when set (the client left)."""
-    from app.matching.budget import budget
+    from faultline.matching.budget import budget
 
     t0 = time.perf_counter()
     with budget(budget_ms, cancel):

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.render.labels import LABELS, pct
-from app.render.text import as_text, rate_label, rates_estimated
-from app.render.verdict import verdict_lines
+from faultline.render.labels import LABELS, pct
+from faultline.render.text import as_text, rate_label, rates_estimated
+from faultline.render.verdict import verdict_lines
 
 
 def _code(s: str) -> str:

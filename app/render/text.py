@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.render.labels import LABELS, pct
-from app.render.verdict import verdict_lines
+from faultline.render.labels import LABELS, pct
+from faultline.render.verdict import verdict_lines
 
 
 def as_text(x: Any) -> str:

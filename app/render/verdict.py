@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from app.entry import BlameVerdict, Entry, RetryVerdict
-from app.i18n.reasons import blame_label, retry_label, verdict_reason_text
-from app.matching.result import Reason, Verdict
-from app.render.labels import LABELS, pct
+from faultline.entry import BlameVerdict, Entry, RetryVerdict
+from faultline.i18n.reasons import blame_label, retry_label, verdict_reason_text
+from faultline.matching.result import Reason, Verdict
+from faultline.render.labels import LABELS, pct
 
 
 def _part(kind: str, label: str, reason: Reason | None, text: str | None) -> dict[str, Any]:

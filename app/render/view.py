@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.entry import DeadEnd, Entry, Guide, Text, Workaround
-from app.rates import Rate, posterior
-from app.render.evidence import dead_end_id, dead_end_rate, fix_rate, workaround_id, workaround_rate
-from app.render.verdict import entry_verdict
-from app.verification.records import localised as localised_verification
+from faultline.entry import DeadEnd, Entry, Guide, Text, Workaround
+from faultline.rates import Rate, posterior
+from faultline.render.evidence import dead_end_id, dead_end_rate, fix_rate, workaround_id, workaround_rate
+from faultline.render.verdict import entry_verdict
+from faultline.verification.records import localised as localised_verification
 
 
 def _t(text: Text | None, lang: str) -> str | None:

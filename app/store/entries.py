@@ -14,7 +14,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from app.entry import Entry
+from faultline.entry import Entry
 
 CACHE_SIZE = 2048
 

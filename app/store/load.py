@@ -8,11 +8,11 @@ from pathlib import Path
 from sqlalchemy import delete, inspect
 from sqlmodel import Session, select
 
-from app.entry import Entry, Guide
-from app.kbfiles import KBError, Problem, load_kb
-from app.matching.index import MIN_SPECIFICITY, MatchIndex, SignatureError
-from app.store.db import engine_for, migrate, sqlite_path
-from app.store.tables import EntryRow, EntryTagRow, GuideRow, MetaRow, SignatureRow
+from faultline.entry import Entry, Guide
+from faultline.kbfiles import KBError, Problem, load_kb
+from faultline.matching.index import MIN_SPECIFICITY, MatchIndex, SignatureError
+from faultline.store.db import engine_for, migrate, sqlite_path
+from faultline.store.tables import EntryRow, EntryTagRow, GuideRow, MetaRow, SignatureRow
 
 
 def _search_text(e: Entry) -> str:

@@ -21,7 +21,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Field, Session, SQLModel, select
 
-from app.store.db import display, engine_for, is_url, migrate, sqlite_path
+from faultline.store.db import display, engine_for, is_url, migrate, sqlite_path
 
 log = logging.getLogger("faultline")
 SCOPES = ("report", "curate")

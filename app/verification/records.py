@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 from typing import Optional
 
-from app.verification.claims import Claim, disagreement, parse_claim
+from faultline.verification.claims import Claim, disagreement, parse_claim
 
 DIR = "verification"
 

@@ -11,7 +11,7 @@ from typing import Optional
 
 from packaging.version import InvalidVersion, Version
 
-from app.verification.claims import Claim, bound
+from faultline.verification.claims import Claim, bound
 
 INSIDE = 3  # evenly spaced releases sampled inside the claimed range
 

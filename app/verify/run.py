@@ -6,11 +6,11 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Optional
 
-from app.verify import choose
-from app.verification import records
-from app.verification.claims import Claim, disagreement
-from app.verify.search import contains, message_literals
-from app.verify.sources import Releases, Unavailable
+from faultline.verify import choose
+from faultline.verification import records
+from faultline.verification.claims import Claim, disagreement
+from faultline.verify.search import contains, message_literals
+from faultline.verify.sources import Releases, Unavailable
 
 MAX_ROUNDS = 12  # bisection rounds; log2 of the longest release list is well below this
 

@@ -14,7 +14,7 @@ import tarfile
 import zipfile
 from pathlib import Path
 
-from app.matching.literals import required_literals
+from faultline.matching.literals import required_literals
 
 SOURCE_SUFFIXES = (".py", ".pyi", ".pyx", ".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hpp", ".rs", ".in")
 BINARY_SUFFIXES = (".so", ".dylib", ".dll", ".pyd")

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.verify.choose import finals
-from app.verify.search import archive_text
+from faultline.verify.choose import finals
+from faultline.verify.search import archive_text
 
 RELEASES_TTL = 7 * 24 * 3600  # a release list older than this is asked for again
 PY_TRIES = ("3.10", "3.8", "3.12", "3.6")

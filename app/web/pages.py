@@ -19,9 +19,9 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 from starlette.datastructures import URL
 
-from app.entry import Entry, Guide
-from app.i18n.negotiate import SUPPORTED, UnsupportedLanguage, explicit, lang_headers
-from app.i18n.translations import (
+from faultline.entry import Entry, Guide
+from faultline.i18n.negotiate import SUPPORTED, UnsupportedLanguage, explicit, lang_headers
+from faultline.i18n.translations import (
     HTML_LANG,
     NATIVE_NAME,
     format_date,
@@ -29,11 +29,11 @@ from app.i18n.translations import (
     format_percent,
     translations,
 )
-from app.render.evidence import fix_fields
-from app.render.view import entry_view, guide_view
-from app.store.written import store_for_app
-from app.service import Snapshot
-from app.settings import settings
+from faultline.render.evidence import fix_fields
+from faultline.render.view import entry_view, guide_view
+from faultline.store.written import store_for_app
+from faultline.service import Snapshot
+from faultline.settings import settings
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 STATIC = Path(__file__).resolve().parent / "static"

@@ -55,8 +55,8 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def running_server(workdir: Path, kb: Path = KB):
-    """`uvicorn app.main:app` in a subprocess on a free port, with its own database; yields the base URL."""
-    from app.store.load import load_into_db
+    """`uvicorn faultline.main:app` in a subprocess on a free port, with its own database; yields the base URL."""
+    from faultline.store.load import load_into_db
 
     db = workdir / "e2e.db"
     load_into_db(kb, db)
@@ -64,7 +64,7 @@ def running_server(workdir: Path, kb: Path = KB):
     env = {**os.environ, "FAULTLINE_DB": str(db), "FAULTLINE_KB": str(kb), "PYTHONUNBUFFERED": "1"}
     log = (workdir / "uvicorn.log").open("wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port),
+        [sys.executable, "-m", "uvicorn", "faultline.main:app", "--host", "127.0.0.1", "--port", str(port),
          "--log-level", "warning"],
         cwd=str(REPO), env=env, stdout=log, stderr=subprocess.STDOUT,
     )
