@@ -22,24 +22,71 @@ class RelatedReasonOut(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict)
 
 
-class MatchedLine(BaseModel):
+class FilePlace(BaseModel):
+    """Where a line of a set of files (a multipart /match) came from; absent for a single paste."""
+    file: Optional[str] = Field(None, description="with several files: the file the line is in")
+    file_line: Optional[int] = Field(None, description="its line number in that file")
+    host: Optional[str] = Field(None, description="the host the file names, when it does")
+    file_part: Optional[str] = Field(None, description="the part of the file (e.g. a JSON field) file_line counts in")
+    file_time: Optional[str] = Field(None, description="the file's timestamp, when it has one")
+
+
+class MatchedLine(FilePlace):
     line: str
     line_no: int
     rank: Optional[int] = None
     signature: str
 
 
+class RateEvidenceOut(_Open):
+    """Where a rate comes from: the curated estimate, a measurement, or outcome reports (a Beta posterior)."""
+    value: float = Field(description="the rate (0-1): the estimate, or the posterior mean once reports exist")
+    estimate: float = Field(description="the curated rate the KB gives (the prior)")
+    interval: list[float] = Field(description="[low, high]: the 90% credible interval")
+    reports: int = Field(description="how many outcome reports the rate counts")
+    successes: int = Field(description="of them, how many went the rate's way")
+    basis: Literal["estimated", "measured", "reports"] = Field(
+        description="a stable code: estimated (a curator's estimate), measured, reports (from outcome reports)")
+    label: str = Field(description="the basis in words, in the response's language (e.g. 'estimated', 'from 3 reports')")
+    detail: str = Field(description="the rate and its basis in one phrase, in the response's language")
+
+
 class WorkaroundOut(_Open):
+    id: str = Field(description="a stable id (from the English action): report_outcome takes it, as it takes `index`")
+    index: Optional[int] = Field(None, description="the 1-based position in the entry, as report_outcome takes it")
     action: str
     command: Optional[str] = None
     success_rate: float
-    applies: Optional[bool] = None
+    success_rate_evidence: Optional[RateEvidenceOut] = Field(
+        None, description="where success_rate comes from (estimated, measured, or outcome reports)")
+    condition: Optional[str] = Field(None, description="when this fix is the right one, in the response's language")
+    tradeoff: Optional[str] = Field(None, description="what it costs, in the response's language")
+    applies_to: list[str] = Field(default_factory=list, description="version requirements, e.g. 'torch>=2.2'")
+    applies: Optional[bool] = Field(None, description="false: the given versions rule this fix out; null: unknown")
+    sources: list[str] = Field(default_factory=list, description="public threads or docs behind this fix")
 
 
 class DeadEndOut(_Open):
+    id: str = Field(description="a stable id (from the English action): report_outcome takes it as `dead_end`")
+    index: Optional[int] = Field(None, description="the 1-based position in the entry, as report_outcome takes it")
     action: str
     command: Optional[str] = None
+    why_fails: Optional[str] = Field(None, description="why it does not help, in the response's language")
     fail_rate: float
+    fail_rate_evidence: Optional[RateEvidenceOut] = Field(
+        None, description="where fail_rate comes from (estimated, measured, or outcome reports)")
+    sources: list[str] = Field(default_factory=list)
+
+
+class VersionOut(BaseModel):
+    package: str
+    range: str
+    status: str = Field(description="e.g. affected, fixed, message_changed")
+
+
+class GuideRef(BaseModel):
+    id: str
+    url: str
 
 
 class MatchOut(BaseModel):
@@ -55,11 +102,13 @@ class MatchOut(BaseModel):
     leads_to: list[str] = Field(default_factory=list, description="matched entries that this one leads to (KB relation)")
     led_from: list[str] = Field(default_factory=list, description="matched entries that lead to this one")
     fix_rate: Optional[float] = None
+    fix_rate_evidence: Optional[RateEvidenceOut] = Field(
+        None, description="where fix_rate comes from (estimated, measured, or outcome reports)")
     root_cause: Optional[str] = None
     workarounds: list[WorkaroundOut]
     dead_ends: list[DeadEndOut]
-    versions: list[dict[str, Any]]
-    guides: list[dict[str, Any]]
+    versions: list[VersionOut]
+    guides: list[GuideRef]
     url: str
 
 
@@ -83,7 +132,7 @@ class OriginOut(BaseModel):
     user_line: Optional[int] = None
 
 
-class RootCauseOut(BaseModel):
+class RootCauseOut(FilePlace):
     rank: Optional[int] = None
     line: str
     line_no: int
@@ -126,19 +175,69 @@ class VerdictOut(BaseModel):
     confidence: float = Field(description="how sure the verdict is (0-1)")
 
 
+class DesyncRankOut(BaseModel):
+    seq: int = Field(description="the collective's sequence number on this rank")
+    op: str = Field(description="the collective, e.g. ALLREDUCE")
+    numel_in: Optional[int] = None
+
+
+class StoppedFrameOut(BaseModel):
+    """Where one rank was when the run was stopped (its innermost frame in the user's own code)."""
+    rank: Optional[int] = None
+    file: str
+    line: int
+    function: str
+    code: Optional[str] = Field(None, description="the source line, as the traceback printed it")
+    line_no: int = Field(description="the line of the log where the rank's KeyboardInterrupt is")
+
+
+class StackOut(BaseModel):
+    """One rank's main-thread stack from a `py-spy dump` file: its innermost frame."""
+    rank: Optional[int] = None
+    host: Optional[str] = None
+    file: str
+    file_line: int
+    frame: str
+    collective: Optional[str] = None
+
+
 class FindingOut(_Open):
-    kind: str
-    message: str
-    entries: list[str] = Field(default_factory=list)
+    """Something the log shows about the run as a whole; the fields after `entries` depend on `kind`."""
+    kind: str = Field(description="a stable code: different_step, different_collective (ranks in different "
+                                  "collectives), interrupted (the user stopped the run), first_failing_rank, "
+                                  "missing_from_collective, stack_outlier (several files)")
+    message: str = Field(description="the finding in the response's language")
+    entries: list[str] = Field(default_factory=list, description="entries that explain it, most likely first")
+    ranks: Optional[dict[str, DesyncRankOut]] = Field(None, description="different_*: each rank's collective")
+    rank: Optional[int] = Field(None, description="interrupted, first_failing_rank: the rank")
+    line_no: Optional[int] = Field(None, description="interrupted: the line of the first interrupt")
+    frames: Optional[list[StoppedFrameOut]] = Field(None, description="interrupted: where each rank was")
+    file: Optional[str] = Field(None, description="first_failing_rank: the file of the first failure")
+    file_line: Optional[int] = None
+    collective: Optional[str] = Field(None, description="missing_from_collective: the collective ranks wait in")
+    waiting: Optional[list[int]] = Field(None, description="missing_from_collective: the ranks that wait in it")
+    missing: Optional[list[int]] = Field(None, description="missing_from_collective: the ranks that never reached it")
+    majority: Optional[list[StackOut]] = Field(None, description="stack_outlier: the stacks most ranks share")
+    outliers: Optional[list[StackOut]] = Field(None, description="stack_outlier: the ranks that are elsewhere")
 
 
-class BenignOut(BaseModel):
+class BenignOut(FilePlace):
     id: str
     title: Optional[str] = None
     line_no: int
     line: str
     rank: Optional[int] = None
     url: str
+
+
+class FailedRankOut(BaseModel):
+    """A rank in the launcher's failure summary (torchrun's "Failures:" / "Root Cause" records)."""
+    rank: Optional[int] = None
+    exitcode: Optional[int] = None
+    signal: Optional[str] = Field(None, description="e.g. SIGKILL, when the rank was killed by a signal")
+    time: Optional[str] = None
+    first: bool = Field(description="listed as the launcher's root cause (first observed failure)")
+    lines: Optional[list[int]] = Field(None, description="[first, last]: the lines of its record in the summary")
 
 
 class LogOut(BaseModel):
@@ -148,7 +247,44 @@ class LogOut(BaseModel):
     truncated: bool
     dropped: dict[str, int] = Field(default_factory=dict, description="what was cut from the paste, and how much")
     encoding: Optional[str] = None
-    failed_ranks: list[dict[str, Any]]
+    failed_ranks: list[FailedRankOut]
+
+
+class LeftOut(BaseModel):
+    from_line: int
+    to_line: int
+
+
+class FileOut(BaseModel):
+    """One file of a set (a multipart /match): what it was read as."""
+    name: str
+    kind: str = Field(description="what the file was recognised as (e.g. rank_log, error_file, pyspy)")
+    rank: Optional[int] = None
+    host: Optional[str] = None
+    attempt: Optional[int] = None
+    lines: int
+    local_rank: Optional[bool] = Field(None, description="true: the rank in its name is a local rank")
+    time: Optional[str] = None
+    left_out: Optional[LeftOut] = Field(None, description="the lines cut from the middle of a long file")
+
+
+class SkippedFileOut(BaseModel):
+    name: str
+    why: str
+
+
+class TimelineOut(BaseModel):
+    """The first failure of one rank (or file), earliest first (a multipart /match)."""
+    rank: Optional[int] = None
+    exception: str
+    line: str
+    cause: bool
+    collective: Optional[str] = None
+    file: Optional[str] = None
+    file_line: Optional[int] = None
+    host: Optional[str] = None
+    file_part: Optional[str] = None
+    time: Optional[str] = None
 
 
 class MatchResponse(BaseModel):
@@ -164,3 +300,8 @@ class MatchResponse(BaseModel):
     environment: dict[str, str]
     log: LogOut
     took_ms: Optional[float] = None
+    evidence_unavailable: Optional[bool] = Field(
+        None, description="true when the database was unavailable: the rates are the curated estimates")
+    files: Optional[list[FileOut]] = Field(None, description="several files (a multipart /match): each file read")
+    skipped_files: Optional[list[SkippedFileOut]] = Field(None, description="files not read, and why")
+    timeline: Optional[list[TimelineOut]] = Field(None, description="several files: each rank's first failure")
