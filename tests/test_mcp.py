@@ -77,13 +77,80 @@ async def exercise_read_tools(target) -> None:
 
         r = await c.call_tool("get_entry", {"entry_id": "pytorch/no-such-entry"})
         assert r.is_error and "not_found" in r.content[0].text
+        assert "use search_entries" in r.content[0].text and "GET /" not in r.content[0].text  # the tool to use next
+        r = await c.call_tool("get_guide", {"guide_id": "no-such-guide"})
+        assert r.is_error and "use list_guides" in r.content[0].text
         r = await c.call_tool("match_log", {"text": "   "})
         assert r.is_error and "empty_text" in r.content[0].text
+        await exercise_agent_contract(c, tools)
         # an id is never a path: '../export' would reach another route through the in-process client
         for tool, arg, bad in (("get_entry", "entry_id", "../export"), ("get_entry", "entry_id", "pytorch/../../inbox"),
                                ("get_guide", "guide_id", "../export")):
             r = await c.call_tool(tool, {arg: bad})
             assert r.is_error and "not an entry id" in r.content[0].text or "not a guide id" in r.content[0].text
+
+
+SHAPE_ON_RANK_1 = """\
+[rank1]: Traceback (most recent call last):
+[rank1]:   File "/workspace/train.py", line 30, in <module>
+[rank1]:     loss = criterion(model(x), y)
+[rank1]: RuntimeError: mat1 and mat2 shapes cannot be multiplied (16x63 and 64x32)
+[rank0]:[E1203 10:12:01.000000000 ProcessGroupGloo.cpp:143] Gloo connectFullMesh failed
+[rank0]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [10.0.0.2]:29733
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+"""
+
+
+async def exercise_agent_contract(c: Client, tools: dict) -> None:
+    """What an agent author relies on: unknown arguments refused, codes the same in every language, rates as
+    numbers, compact answers, errors without library links."""
+    # an unknown argument is refused, naming the ones the tool takes (the README's old word 'language' included)
+    r = await c.call_tool("match_log", {"text": SEED_LINE, "language": "zh"})
+    text = r.content[0].text
+    assert r.is_error and text.startswith("invalid_arguments: match_log takes no argument 'language'"), text
+    assert "did you mean 'lang'?" in text and "text, environment, lang, limit, files" in text
+    r = await c.call_tool("get_entry", {"id": "pytorch/nccl-timeout-allreduce"})
+    assert r.is_error and "'id' (did you mean 'entry_id'?)" in r.content[0].text and "required: entry_id" in r.content[0].text
+    assert tools["match_log"].input_schema.get("additionalProperties") is False
+    # a value of the wrong kind: one line per field, no pydantic URL
+    for args in ({"entry_id": "pytorch/nccl-timeout-allreduce", "lang": "fr"}, {}):
+        r = await c.call_tool("get_entry", args)
+        assert r.is_error and r.content[0].text.startswith("invalid_arguments: get_entry: "), r.content[0].text
+        assert "pydantic" not in r.content[0].text and "http" not in r.content[0].text
+    assert "lang: Input should be 'en' or 'zh'" in (await c.call_tool(
+        "get_entry", {"entry_id": "pytorch/nccl-timeout-allreduce", "lang": "fr"})).content[0].text
+    assert "entry_id: required" in (await c.call_tool("get_entry", {})).content[0].text
+
+    # codes stay codes in Chinese; only the human text is translated; rates are numbers
+    en = await call(c, tools, "match_log", {"text": SEED_LINE, "environment": "torch==2.3.1"})
+    zh = await call(c, tools, "match_log", {"text": SEED_LINE, "environment": "torch==2.3.1", "lang": "zh"})
+    for a, b in zip(en["matches"][0]["fixes"], zh["matches"][0]["fixes"]):
+        assert a["rate_basis"] == b["rate_basis"] and a["rate_basis"] in ("estimated", "measured", "reports")
+        assert isinstance(b["success_rate"], float) and a["success_rate"] == b["success_rate"]
+    assert en["matches"][0]["role"] == zh["matches"][0]["role"] in ("cause", "symptom", "wrapper")
+    assert en["verdict"]["blame"] == zh["verdict"]["blame"] and en["verdict"]["retry"] == zh["verdict"]["retry"]
+    assert en["matches"][0]["title"] != zh["matches"][0]["title"]
+    entry = await call(c, tools, "get_entry", {"entry_id": "pytorch/nccl-timeout-allreduce", "lang": "zh"})
+    assert entry["rates"] in ("estimated", "measured") and isinstance(entry["fix_rate"], float)
+    assert all(f["rate_basis"] in ("estimated", "measured", "reports") for f in entry["fixes"])
+
+    # compact: the cause in full; what it explains by id and title, never again as a match with its fixes
+    res = await call(c, tools, "match_log", {"text": SHAPE_ON_RANK_1})
+    top = res["matches"][0]
+    assert top["id"] == "pytorch/mat1-mat2-shape-mismatch" and top["explains_first_failure"]
+    full = (await c.call_tool("get_entry", {"entry_id": top["id"]})).structured_content
+    assert top["root_cause"] == full["root_cause"]  # in full, not cut
+    assert top["fixes"] and len(top["fixes"]) <= 3
+    for m in res["matches"]:
+        if m["confidence"] < 0.5:
+            assert m["fixes"] == [] and m["avoid"] == [] and m["root_cause"] is None, m["id"]
+    listed = [m["id"] for m in res["matches"]]
+    for ref in (x for m in res["matches"] for x in m["consequences"]):
+        assert set(ref) == {"id", "title"} and ref["id"] not in listed
+    assert len(json.dumps(res)) < 6000, len(json.dumps(res))
+    res = await call(c, tools, "match_log", {"text": REFERENCE_LOG.read_text()})
+    assert len(json.dumps(res)) < 8000, len(json.dumps(res))
+    assert all(set(f) == {"kind", "text"} for f in res["findings"])
 
 
 def test_stdio_local_database(own_db):
@@ -115,10 +182,16 @@ def test_report_outcome_over_http(own_db, service):
             assert r.is_error and "invalid_token" in r.content[0].text
             first = await call(c, tools, "report_outcome", {**args, "token": token, "note": "fixed by rank 3's OOM"})
             assert first["entry"] == "pytorch/nccl-timeout-allreduce" and first["repeat"] is False
-            assert "1 report" in first["rate"]
+            assert first["rate"]["basis"] == "reports" and first["rate"]["reports"] == 1
+            assert isinstance(first["rate"]["value"], float) and isinstance(first["fix_rate"]["value"], float)
             again = await call(c, tools, "report_outcome", {**args, "token": token})
             assert again["repeat"] is True and again["id"] == first["id"]  # counted once
             r = await c.call_tool("report_outcome", {**args, "workaround": 99, "token": token})
-            assert r.is_error and "not_found" in r.content[0].text
+            assert r.is_error and "not_found" in r.content[0].text and "as get_entry lists them" in r.content[0].text
+            assert "GET /" not in r.content[0].text
+            r = await c.call_tool("report_outcome", {**args, "entry_id": "pytorch/no-such-entry", "token": token})
+            assert r.is_error and "use search_entries" in r.content[0].text
+            r = await c.call_tool("report_outcome", {**args, "token": token, "fix": 1})
+            assert r.is_error and "takes no argument 'fix'" in r.content[0].text and "workaround" in r.content[0].text
 
     anyio.run(go)

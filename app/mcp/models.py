@@ -1,8 +1,12 @@
 """What the MCP tools return: short, structured views of the API's answers (each tool's output
-schema), sized for an agent's context: the first failure, the best few fixes, ids to ask for more."""
+schema), sized for an agent's context: the first failure, the cause in full with its best few fixes,
+what it explains (consequences) as ids and titles, ids to ask for more.
+
+Codes stay codes in every language (``rate_basis``, ``role``, ``blame``, ``retry``, a finding's
+``kind``); only human text (titles, actions, reasons, ``*_text``) is translated.  Rates are numbers (0-1)."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, Field
 
@@ -13,20 +17,29 @@ def _text(x: Any) -> str:
     return str(x)
 
 
-def _cut(s: Optional[str], n: int) -> Optional[str]:
-    return s if s is None or len(s) <= n else s[: n - 1] + "…"
+RateBasis = Literal["estimated", "measured", "reports"]
+# below this confidence a match is listed by id and title only: its fixes are for another cause
+CONFIDENT = 0.5
 
 
 def _basis(ev: Any) -> Optional[str]:
-    return ev.get("label") or ev.get("basis") if isinstance(ev, dict) else None
+    """The rate's basis as its stable code (never the translated label)."""
+    b = ev.get("basis") if isinstance(ev, dict) else None
+    return b if b in ("estimated", "measured", "reports") else None
+
+
+def _reports(ev: Any) -> int:
+    return int(ev.get("reports") or 0) if isinstance(ev, dict) else 0
 
 
 class Fix(BaseModel):
     action: str
     command: Optional[str] = None
-    success_rate: float
-    rate_basis: Optional[str] = Field(None, description="'estimated', or how many outcome reports the rate comes from")
-    condition: Optional[str] = None
+    success_rate: float = Field(description="0-1")
+    rate_basis: Optional[RateBasis] = Field(None, description="estimated (a curator's estimate), measured, or reports "
+                                                              "(from outcome reports; see `reports`)")
+    reports: int = Field(0, description="how many outcome reports the rate counts")
+    condition: Optional[str] = Field(None, description="when this fix is the right one")
     applies: Optional[bool] = Field(None, description="False when the given versions rule this fix out")
     index: int = Field(description="1-based, as report_outcome takes it")
 
@@ -34,7 +47,7 @@ class Fix(BaseModel):
 class DeadEnd(BaseModel):
     action: str
     why_fails: Optional[str] = None
-    fail_rate: float
+    fail_rate: float = Field(description="0-1")
     index: int
 
 
@@ -55,14 +68,27 @@ class FirstFailure(BaseModel):
     note: Optional[str] = None
 
 
+class Ref(BaseModel):
+    """An entry by id and title (get_entry gives the rest)."""
+    id: str
+    title: str
+
+
 class MatchHit(BaseModel):
     id: str
     title: str
-    confidence: float
+    confidence: float = Field(description="0-1")
+    role: Optional[str] = Field(None, description="cause | symptom | wrapper (a stable code)")
+    explains_first_failure: bool = Field(False, description="true: this entry explains the first failure of the log")
     why: list[str]
-    root_cause: Optional[str] = None
-    fixes: list[Fix]
+    root_cause: Optional[str] = Field(None, description="the cause, in full; null for a match below 50% confidence")
+    fixes: list[Fix] = Field(description="the best few fixes; empty for a match below 50% confidence (get_entry "
+                                         "has them)")
     avoid: list[DeadEnd] = Field(description="dead ends: what not to try")
+    consequences: list[Ref] = Field(default_factory=list, description="errors in the log that this one explains "
+                                                                      "(a timeout on another rank, the launcher's "
+                                                                      "report): not separate problems")
+    alternative_to: Optional[str] = Field(None, description="another match explains the first failure better")
     url: str
 
 
@@ -70,6 +96,11 @@ class Related(BaseModel):
     id: str
     title: Optional[str] = None
     why: Optional[str] = None
+
+
+class Finding(BaseModel):
+    kind: str = Field(description="a stable code, e.g. different_step, interrupted, first_failing_rank")
+    text: str = Field(description="the finding in the asked language")
 
 
 class Verdict(BaseModel):
@@ -103,13 +134,13 @@ class MatchOut(BaseModel):
     verdict: Optional[Verdict] = None
     matches: list[MatchHit]
     related: list[Related] = Field(default_factory=list)
-    findings: list[str] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=list)
 
 
 def fixes(items: list[dict[str, Any]], n: int) -> list[Fix]:
     return [Fix(action=w.get("action") or "", command=w.get("command"), success_rate=w.get("success_rate") or 0.0,
-                rate_basis=_basis(w.get("success_rate_evidence")), condition=w.get("condition"),
-                applies=w.get("applies"), index=w.get("index") or i)
+                rate_basis=_basis(w.get("success_rate_evidence")), reports=_reports(w.get("success_rate_evidence")),
+                condition=w.get("condition"), applies=w.get("applies"), index=w.get("index") or i)
             for i, w in enumerate(items, 1)][:n]
 
 
@@ -119,6 +150,21 @@ def dead_ends(items: list[dict[str, Any]], n: int) -> list[DeadEnd]:
             for i, d in enumerate(items, 1)][:n]
 
 
+def _hit(m: dict[str, Any], n_fixes: int) -> MatchHit:
+    """A match: in full (the cause, its best fixes, the dead ends) when it is confident; else its id, title
+    and why, so that a symptom's fixes are never offered as if they were the cause's."""
+    full = (m.get("confidence") or 0.0) >= CONFIDENT and not m.get("alternative_to")
+    return MatchHit(id=m["id"], title=m.get("title") or m["id"], confidence=m.get("confidence") or 0.0,
+                    role=m.get("role"), explains_first_failure=bool(m.get("root_cause_match")),
+                    why=[_text(w) for w in m.get("why") or []],
+                    root_cause=m.get("root_cause") if full else None,
+                    fixes=fixes(m.get("workarounds") or [], n_fixes) if full else [],
+                    avoid=dead_ends(m.get("dead_ends") or [], 2) if full else [],
+                    consequences=[Ref(id=c["id"], title=c.get("title") or c["id"])
+                                  for c in m.get("consequences") or [] if isinstance(c, dict) and c.get("id")],
+                    alternative_to=m.get("alternative_to"), url=m.get("url") or f"/errors/{m['id']}")
+
+
 def match_out(res: dict[str, Any], n_fixes: int = 3) -> MatchOut:
     rc = res.get("root_cause")
     first = None
@@ -126,16 +172,16 @@ def match_out(res: dict[str, Any], n_fixes: int = 3) -> MatchOut:
         first = FirstFailure(line=rc["line"][:500], line_no=rc.get("line_no"), rank=rc.get("rank"),
                              entry=rc.get("entry"), note=rc.get("text"), file=rc.get("file"),
                              file_line=rc.get("file_line"))
+    matches = res.get("matches") or []
+    # an entry another match explains is listed under it (consequences), never again as a match of its own
+    explained = {c.get("id") for m in matches for c in m.get("consequences") or [] if isinstance(c, dict)}
     return MatchOut(
         first_failure=first,
         verdict=verdict_out(res.get("verdict")),
-        matches=[MatchHit(id=m["id"], title=m.get("title") or m["id"], confidence=m.get("confidence") or 0.0,
-                          why=[_text(w) for w in m.get("why") or []], root_cause=_cut(m.get("root_cause"), 600),
-                          fixes=fixes(m.get("workarounds") or [], n_fixes),
-                          avoid=dead_ends(m.get("dead_ends") or [], 2), url=m.get("url") or f"/errors/{m['id']}")
-                 for m in res.get("matches") or []],
+        matches=[_hit(m, n_fixes) for m in matches if m["id"] not in explained],
         related=[Related(id=r["id"], title=r.get("title"), why=_text(r.get("why") or "")) for r in res.get("related") or []],
-        findings=[_text(f) for f in res.get("findings") or []],
+        findings=[Finding(kind=str(f.get("kind") or ""), text=_text(f)) if isinstance(f, dict)
+                  else Finding(kind="", text=str(f)) for f in res.get("findings") or []],
     )
 
 
@@ -230,20 +276,28 @@ def guide_out(g: dict[str, Any]) -> GuideOut:
                     entries=g.get("entries") or [], url=g.get("url") or f"/guides/{g['id']}")
 
 
+class Rate(BaseModel):
+    value: float = Field(description="0-1")
+    basis: RateBasis = Field(description="estimated, measured, or reports (from outcome reports)")
+    reports: int = Field(description="how many outcome reports it counts")
+    interval: list[float] = Field(description="[low, high]: the 90% credible interval")
+
+
 class OutcomeOut(BaseModel):
     id: int
     entry: str
     worked: bool
     repeat: bool = Field(description="true when the same report was already counted in the last 24 h")
-    rate: Optional[str] = Field(None, description="the tried fix's rate now, with its basis")
-    fix_rate: Optional[str] = None
+    rate: Optional[Rate] = Field(None, description="the tried fix's (or dead end's) rate now")
+    fix_rate: Optional[Rate] = Field(None, description="the entry's fix rate now")
 
 
 def outcome_out(o: dict[str, Any]) -> OutcomeOut:
-    def rate(r: Any) -> Optional[str]:
-        if not isinstance(r, dict):
+    def rate(r: Any) -> Optional[Rate]:
+        if not isinstance(r, dict) or _basis(r) is None:
             return None
-        return f"{round(r.get('value', 0) * 100)}% ({r.get('label') or r.get('basis')})"
+        return Rate(value=r.get("value") or 0.0, basis=_basis(r), reports=_reports(r),
+                    interval=list(r.get("interval") or [0.0, 1.0]))
 
     return OutcomeOut(id=o["id"], entry=o["entry"], worked=o["worked"], repeat=bool(o.get("repeat")),
                       rate=rate(o.get("rate")), fix_rate=rate(o.get("fix_rate")))

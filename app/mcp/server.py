@@ -8,7 +8,9 @@ service named with ``--server``.
 """
 from __future__ import annotations
 
+import difflib
 import logging
+import re
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator, Callable, Literal, Optional, Union
 from urllib.parse import quote
@@ -17,6 +19,7 @@ import httpx
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
+from pydantic import ValidationError
 
 from faultline.entry import GUIDE_ID_RE, ID_RE
 from faultline.settings import settings
@@ -43,8 +46,70 @@ def _check_id(value: str, pattern, what: str) -> None:
         raise ToolError(f"not {what}: {value[:80]!r}")
 
 
-def _fail(exc: FaultlineError) -> ToolError:
-    return ToolError(f"{exc.code}: {exc.message}")
+# what to do next when a tool's call fails, by (tool, error code): the tool that helps
+_NEXT = {
+    ("get_entry", "not_found"): "use search_entries to find the entry's id",
+    ("report_outcome", "not_found"): "use search_entries to find the entry's id, get_entry for its fixes' index",
+    ("get_guide", "not_found"): "use list_guides for the guide ids",
+    ("report_outcome", "unauthorized"): "pass a token with the 'report' scope as 'token'",
+    ("report_outcome", "invalid_token"): "pass a token with the 'report' scope as 'token' ('faultline token create "
+                                         "--scope report' makes one)",
+}
+_API_SEE = re.compile(r"; see GET /\S+(?: for the list)?")
+_API_SHOWN = re.compile(r"as shown in GET /errors/\S+")
+# words agents use for an argument, and the argument meant
+_ALIASES = {"language": "lang", "locale": "lang", "id": "entry_id", "entry": "entry_id", "log": "text",
+            "traceback": "text", "q": "query", "guide": "guide_id", "env": "environment", "versions": "environment"}
+
+
+def _fail(exc: FaultlineError, tool: str) -> ToolError:
+    """The API's error in one line, with the tool to use next (the API's own pointers name HTTP routes)."""
+    message = _API_SHOWN.sub("as get_entry lists them", _API_SEE.sub("", exc.message))
+    if (tool, exc.code) in _NEXT and "get_entry" not in message:
+        message += f"; {_NEXT[(tool, exc.code)]}"
+    return ToolError(f"{exc.code}: {message}")
+
+
+def _arguments_of(tool) -> tuple[list[str], list[str]]:
+    """The names a tool takes, and those it needs."""
+    props = tool.parameters.get("properties") or {}
+    return list(props), list(tool.parameters.get("required") or [])
+
+
+def check_arguments(tool, arguments: dict[str, Any]) -> None:
+    """Refuse an argument the tool does not take (naming those it does) and a value of the wrong type or
+    choice (one line per field, without the validation library's links)."""
+    allowed, required = _arguments_of(tool)
+    names = ", ".join(allowed) + (f" (required: {', '.join(required)})" if required else "")
+    unknown = [k for k in arguments if k not in allowed]
+    if unknown:
+        hints = []
+        for k in unknown:
+            guess = _ALIASES.get(k.lower()) if _ALIASES.get(k.lower()) in allowed else None
+            guess = guess or next(iter(difflib.get_close_matches(k, allowed, n=1, cutoff=0.6)), None)
+            hints.append(f"'{k}' (did you mean '{guess}'?)" if guess else f"'{k}'")
+        raise ToolError(f"invalid_arguments: {tool.name} takes no argument {', '.join(hints)}; "
+                        f"its arguments are: {names}")
+    try:
+        tool.fn_metadata.validate_arguments(arguments)
+    except ValidationError as exc:
+        problems = []
+        for e in exc.errors(include_url=False):
+            where = ".".join(str(x) for x in e.get("loc") or ()) or "arguments"
+            what = "required" if e.get("type") == "missing" else e.get("msg", "invalid")
+            problems.append(f"{where}: {what}")
+        raise ToolError(f"invalid_arguments: {tool.name}: {'; '.join(dict.fromkeys(problems))}; "
+                        f"its arguments are: {names}") from None
+
+
+class _Server(MCPServer):
+    """The SDK's server, stricter about arguments: an unknown one is refused, not silently dropped."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Optional[Context] = None):
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            check_arguments(tool, arguments or {})
+        return await super().call_tool(name, arguments, context)
 
 
 def build_server(client: ClientFactory) -> MCPServer:
@@ -53,17 +118,17 @@ def build_server(client: ClientFactory) -> MCPServer:
     guard = logging.NullHandler()  # the SDK calls logging.basicConfig(): keep the host's logging as it is
     root.addHandler(guard)
     try:
-        mcp = MCPServer("faultline", title="Faultline", instructions=INSTRUCTIONS, version="0.1.0")
+        mcp = _Server("faultline", title="Faultline", instructions=INSTRUCTIONS, version="0.1.0")
     finally:
         root.removeHandler(guard)
 
     @asynccontextmanager
-    async def api() -> AsyncIterator[AsyncClient]:
+    async def api(tool: str) -> AsyncIterator[AsyncClient]:
         c = client()
         try:
             yield c
         except FaultlineError as exc:
-            raise _fail(exc) from None
+            raise _fail(exc, tool) from None
         finally:
             await c.aclose()
 
@@ -82,15 +147,15 @@ def build_server(client: ClientFactory) -> MCPServer:
             parts = [("files", (f.name, f.text.encode("utf-8"), "text/plain")) for f in files]
             if text.strip():
                 parts.append(("files", ("pasted text", text.encode("utf-8"), "text/plain")))
-            async with api() as c:
+            async with api("match_log") as c:
                 r = await c._http.post("/match", files=parts, headers=c._headers(),
                                        data={"limit": str(max(1, min(limit, 10))), "lang": lang,
                                              **({"environment": environment} if isinstance(environment, str) else {})})
                 _raise_for(r)
                 return match_out(r.json())
         if not text.strip():
-            raise ToolError("empty_text: give the traceback or log to match")
-        async with api() as c:
+            raise ToolError("empty_text: give the traceback or log to match as 'text' (or several logs as 'files')")
+        async with api("match_log") as c:
             res = await c.match_json(text, environment=environment, limit=max(1, min(limit, 10)), lang=lang)
         return match_out(res)
 
@@ -99,7 +164,7 @@ def build_server(client: ClientFactory) -> MCPServer:
         """One entry by id (e.g. "pytorch/nccl-timeout-allreduce"): error text, root cause, every fix with
         its command and success rate, dead ends, affected versions, official docs."""
         _check_id(entry_id, ID_RE, "an entry id like 'pytorch/cuda-out-of-memory' (search_entries lists them)")
-        async with api() as c:
+        async with api("get_entry") as c:
             return entry_out(await c.get_json(f"/errors/{quote(entry_id)}", {"lang": lang}))
 
     @mcp.tool(title="Search entries", annotations=READ_ONLY)
@@ -109,7 +174,7 @@ def build_server(client: ClientFactory) -> MCPServer:
         transformers) and tag (e.g. nccl, oom); ids and titles, best first."""
         params: dict[str, Any] = {"lang": lang, "per_page": max(1, min(limit, 100))}
         params.update({k: v for k, v in (("q", query), ("domain", domain), ("tag", tag)) if v})
-        async with api() as c:
+        async with api("search_entries") as c:
             data = await c.get_json("/errors", params)
         return SearchOut(total=data.get("total", 0),
                          items=[EntrySummary(id=i["id"], title=i.get("title") or i["id"], domain=i.get("domain"),
@@ -119,7 +184,7 @@ def build_server(client: ClientFactory) -> MCPServer:
     @mcp.tool(title="List guides", annotations=READ_ONLY)
     async def list_guides(lang: Lang = "en") -> GuidesOut:
         """The playbooks (e.g. how to diagnose a distributed hang)."""
-        async with api() as c:
+        async with api("list_guides") as c:
             data = await c.get_json("/guides", {"lang": lang})
         return GuidesOut(items=[GuideSummary(id=g["id"], title=g.get("title") or g["id"], summary=g.get("summary"))
                                 for g in data.get("items") or []])
@@ -128,7 +193,7 @@ def build_server(client: ClientFactory) -> MCPServer:
     async def get_guide(guide_id: str, lang: Lang = "en") -> GuideOut:
         """One playbook by id, section by section with its steps and commands."""
         _check_id(guide_id, GUIDE_ID_RE, "a guide id like 'distributed-hangs' (list_guides lists them)")
-        async with api() as c:
+        async with api("get_guide") as c:
             return guide_out(await c.get_json(f"/guides/{quote(guide_id)}", {"lang": lang}))
 
     @mcp.tool(title="Report an outcome",
@@ -147,10 +212,13 @@ def build_server(client: ClientFactory) -> MCPServer:
                 body[k] = v
         token = token or _caller_token(ctx)
         if not token:
-            raise ToolError("unauthorized: reporting needs a token with the 'report' scope (argument 'token')")
-        async with api() as c:
+            raise ToolError("unauthorized: reporting needs a token with the 'report' scope: pass it as 'token' (over "
+                            "stdio $FAULTLINE_TOKEN works too)")
+        async with api("report_outcome") as c:
             return outcome_out(await c.post_json(f"/errors/{quote(entry_id)}/outcomes", body, auth=True, token=token))
 
+    for tool in mcp._tool_manager.list_tools():  # the schemas say what check_arguments enforces
+        tool.parameters["additionalProperties"] = False
     return mcp
 
 
