@@ -64,6 +64,30 @@ class Signature(_Model):
     verification: Optional[dict] = None
 
 
+class LogCondition(_Model):
+    """When a workaround fits the log at hand, as the matcher can check it (app/matching/conditions.py).
+    Every field that is set must hold: ``pattern`` (RE2, case-sensitive unless it says ``(?i)``) holds
+    when a line of the log matches it, the source lines a traceback prints included (no line matching
+    it leaves the fit unknown, not failed); ``some_ranks_only``
+    true holds when the error was raised on some ranks but not on every rank of a multi-rank log (one
+    rank's input or state differs), false when it was raised on every rank or in a single process."""
+    pattern: Optional[str] = Field(None, min_length=3)
+    some_ranks_only: Optional[bool] = None
+
+    @model_validator(mode="after")
+    def _something(self) -> "LogCondition":
+        if self.pattern is None and self.some_ranks_only is None:
+            raise ValueError("a `when` needs `pattern` or `some_ranks_only`")
+        if self.pattern is not None:
+            import re2  # the matcher's engine: linear time on any log
+
+            try:
+                re2.compile(self.pattern)
+            except Exception as exc:  # noqa: BLE001 - re2.error and its kin
+                raise ValueError(f"`when.pattern` is not a valid RE2 pattern: {exc}") from None
+        return self
+
+
 class Workaround(_Model):
     action: Text
     command: Optional[str] = None
@@ -71,6 +95,7 @@ class Workaround(_Model):
     condition: Optional[Text] = None
     tradeoff: Optional[Text] = None
     applies_to: list[str] = Field(default_factory=list)  # e.g. ["torch>=2.2"]
+    when: Optional[LogCondition] = None  # checked against the log: fitting fixes come first, others are marked
     sources: list[str] = Field(default_factory=list)
 
     _r = field_validator("success_rate")(lambda cls, v: _rate(v))

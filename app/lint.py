@@ -6,6 +6,7 @@ matching nothing, cross-references resolving, content minimums.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,9 +31,15 @@ class LintReport:
         return not self.errors
 
 
-def lint(root: str | Path, strict: bool = True) -> LintReport:
+def lint(root: str | Path, strict: bool = True, only: str | None = None) -> LintReport:
+    """Lint the KB under ``root``; with ``only`` (an entry id, or a domain), lint that entry or domain
+    alone (matched against the whole KB, as the service would; negative logs are not checked)."""
     rep = LintReport()
-    todo = placeholder_fields(root)  # scaffolds of `faultline new` not filled in yet
+    dom = (only or "").strip("/")
+    mine = (lambda eid: eid == dom or eid.startswith(dom + "/")) if only else (lambda eid: True)  # noqa: E731
+    named = re.compile(rf"(?<![\w-]){re.escape(dom)}(?![\w-])")  # the id or domain as a whole word, in a problem
+    about = (lambda text: bool(named.search(text))) if only else (lambda text: True)  # noqa: E731
+    todo = {f: v for f, v in placeholder_fields(root).items() if about(str(f))}  # `faultline new` scaffolds
     for f, fields in todo.items():
         (rep.errors if strict else rep.warnings).extend(
             f"{f} [{loc}]: still holds a placeholder (TODO...) from `faultline new`; fill it in" for loc in fields)
@@ -40,15 +47,17 @@ def lint(root: str | Path, strict: bool = True) -> LintReport:
     try:
         kb: KB = load_kb(root, lenient=not strict)
     except KBError as exc:
-        rep.errors.extend(str(p) for p in exc.problems if not unfilled(p))
+        rep.errors.extend(str(p) for p in exc.problems if not unfilled(p) and about(str(p)))
         return rep
-    rep.errors.extend(str(p) for p in kb.problems if not unfilled(p))
-    rep.entries = len(kb.entries)
+    rep.errors.extend(str(p) for p in kb.problems if not unfilled(p) and about(str(p)))
+    rep.entries = sum(1 for e in kb.entries if mine(e.id))
     ids = {e.id for e in kb.entries}
     compiled_ok = True
     broken: set[str] = set()
     for e in kb.entries:
         f = kb.files[e.id]
+        if not mine(e.id):
+            continue
         for s in e.signatures:
             try:
                 cs = compile_signature(e.id, s.name, s.pattern, s.ignore_case)
@@ -88,7 +97,7 @@ def lint(root: str | Path, strict: bool = True) -> LintReport:
     if not compiled_ok:
         return rep
     index = MatchIndex.build([e for e in kb.entries if e.id not in broken])
-    for e in kb.entries:
+    for e in filter(lambda e: mine(e.id), kb.entries):
         for s in e.signatures:
             for ex in s.examples:
                 if s.context and not any(c.lower() in ex.lower() for c in s.context):
@@ -97,6 +106,8 @@ def lint(root: str | Path, strict: bool = True) -> LintReport:
     per_entry: dict[str, int] = {}
     for ex in examples(root):
         rel = ex.path.relative_to(Path(root)).as_posix()
+        if only and (ex.entry_id is None or not mine(ex.entry_id)):
+            continue
         if ex.entry_id is None:
             rep.checked_negatives += 1
             res = match_text(index, ex.read())
@@ -112,9 +123,9 @@ def lint(root: str | Path, strict: bool = True) -> LintReport:
     from faultline.verification.records import lint_kb as verification_problems  # kb/verification/ (`faultline verify`)
 
     v_errors, v_warnings = verification_problems(kb, root)
-    rep.errors.extend(v_errors)
-    rep.warnings.extend(v_warnings)
-    for e in kb.entries:
+    rep.errors.extend(filter(about, v_errors))
+    rep.warnings.extend(filter(about, v_warnings))
+    for e in filter(lambda e: mine(e.id), kb.entries):
         n = per_entry.get(e.id, 0)
         if n < MIN_EXAMPLE_LOGS:
             (rep.errors if strict else rep.warnings).append(

@@ -7,8 +7,9 @@ remembered per set of values, so a request pays for a few dictionary lookups, no
 | variable | what | default |
 |---|---|---|
 | DATABASE_URL | a database URL, e.g. postgresql+psycopg://user@host:5432/db | (unset) |
-| FAULTLINE_DB | the SQLite file when DATABASE_URL is unset | ./faultline.db |
-| FAULTLINE_KB | the knowledge-base folder | ./kb, else the one beside app/ |
+| FAULTLINE_DB | the SQLite file when DATABASE_URL is unset | faultline.db in the per-user data folder (see user_db) |
+| FAULTLINE_KB | the knowledge-base folder | ./kb (when it holds entries/), else the repository's kb/ beside app/, else the one installed with the package |
+| XDG_DATA_HOME | where the per-user data folder is on Linux | ~/.local/share |
 | FAULTLINE_RELOAD_POLL | seconds between checks of the database for a newer KB | 0.5 |
 | FAULTLINE_MATCH_BUDGET_MS | a CPU safety net per /match, in ms, never below 4000 (0: none); answers never depend on it | 4000 |
 | FAULTLINE_INBOX | 1 records unknown errors in the inbox | off |
@@ -23,6 +24,7 @@ remembered per set of values, so a request pays for a few dictionary lookups, no
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -95,10 +97,35 @@ def _settings(values: tuple, cwd: str) -> Settings:
     )
 
 
+def user_db() -> Path:
+    """The default database, one per user, never in the current folder: ``faultline/faultline.db`` in
+    $XDG_DATA_HOME (else ~/.local/share) on Linux, ~/Library/Application Support on macOS,
+    %LOCALAPPDATA% on Windows."""
+    home = Path.home()
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or os.environ.get("APPDATA") or home / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = home / "Library" / "Application Support"
+    else:
+        xdg = os.environ.get("XDG_DATA_HOME", "")
+        base = Path(xdg) if os.path.isabs(xdg) else home / ".local" / "share"  # the spec ignores a relative one
+    return base / "faultline" / "faultline.db"
+
+
+def db_from_environment() -> str | None:
+    """$DATABASE_URL (e.g. postgresql+psycopg://user@host:5432/db), else the SQLite file $FAULTLINE_DB."""
+    return os.environ.get("DATABASE_URL") or os.environ.get("FAULTLINE_DB") or None
+
+
 def default_db() -> str:
-    """The database: $DATABASE_URL (e.g. postgresql+psycopg://user@host:5432/db), else the SQLite file
-    $FAULTLINE_DB, else ./faultline.db."""
-    return os.environ.get("DATABASE_URL") or os.environ.get("FAULTLINE_DB") or str(Path.cwd() / "faultline.db")
+    """The database: $DATABASE_URL, else $FAULTLINE_DB, else the per-user file (``user_db``)."""
+    return db_from_environment() or str(user_db())
+
+
+# the knowledge base installed inside the package (pyproject.toml maps kb/ to faultline/kb in a wheel)
+PACKAGED_KB = Path(__file__).resolve().parent / "kb"
+# the repository's kb/, beside app/ (a source checkout or an editable install)
+SOURCE_KB = Path(__file__).resolve().parent.parent / "kb"
 
 
 def default_kb() -> Path:
@@ -106,6 +133,8 @@ def default_kb() -> Path:
     if env:
         return Path(env)
     here = Path.cwd() / "kb"
-    if here.is_dir():
+    if (here / "entries").is_dir():  # a folder merely called kb/ in someone's project is not a KB
         return here
-    return Path(__file__).resolve().parent.parent / "kb"
+    if (PACKAGED_KB / "entries").is_dir():
+        return PACKAGED_KB
+    return SOURCE_KB

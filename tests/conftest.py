@@ -19,6 +19,15 @@ SEED_LINE = (
 )
 
 
+def pytest_configure(config):
+    """The per-user data folder, where the CLI builds its default database, is a private folder for
+    the whole run: no test reads or writes the real user's (subprocesses inherit it)."""
+    import tempfile
+
+    if not os.environ.get("FAULTLINE_TEST_KEEP_XDG"):
+        os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="faultline-xdg-")
+
+
 # The database behind the shared fixtures: an SQLite file (default) or, with
 # FAULTLINE_TEST_BACKEND=postgresql, a private schema on the PostgreSQL at FAULTLINE_TEST_PG
 # (see tests/written_backends.py); .ci/run runs the suite once with each.

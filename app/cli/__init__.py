@@ -5,8 +5,9 @@ To add a verb, write its module and add its name to ``VERBS`` (and an example to
 unless the module sets its own ``epilog``).
 
 Usage errors never end in a traceback: a bad flag prints the verb's own usage, and a file that
-cannot be read or written, a closed output pipe or undecodable text print one line on stderr
-and exit with code 2 (see ``main``).
+cannot be read or written or undecodable text print one line on stderr and exit with code 2 (see
+``main``).  A closed output pipe (``| head``) ends the command quietly with 141, as a shell reports a
+command stopped by SIGPIPE.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import importlib
 import os
 import sys
 
-from faultline.settings import default_kb
+from faultline.settings import db_from_environment, default_kb, user_db
 
 # the order is the order of `faultline --help`
 VERBS = ["load", "serve", "match", "lint", "new", "export", "import_", "run", "mcp", "token", "inbox", "verify"]
@@ -37,6 +38,7 @@ EXAMPLES = {
 }
 
 USAGE_ERROR = 2
+CLOSED_PIPE = 128 + 13  # what a shell reports for a command that SIGPIPE stopped
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -83,7 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="faultline", description="A knowledge base of ML-training errors.",
                                  epilog="example: faultline match train.log   (after `faultline load`)\n"
                                         "Each verb has its own --help.")
-    ap.add_argument("--kb", default=str(default_kb()), help="knowledge-base directory (default: ./kb)")
+    ap.add_argument("--kb", default=str(default_kb()), metavar="DIR",
+                    help="knowledge-base folder (default: $FAULTLINE_KB, else ./kb when it holds entries/, else the "
+                         "repository's or the installed package's kb)")
     ap.add_argument("--version", action="version", version=f"faultline {version()}")
     sub = ap.add_subparsers(dest="verb", required=True, metavar="VERB", title="verbs")
     for name in VERBS:
@@ -102,16 +106,15 @@ def _one_line(args: argparse.Namespace, exc: BaseException) -> str:
     return f"{who}: {type(exc).__name__}: {exc}".splitlines()[0]
 
 
-def _closed_pipe(args: argparse.Namespace) -> int:
-    # the reader (e.g. `| head`) went away: stop writing, and keep Python from failing again at exit
+def _closed_pipe() -> int:
+    # the reader (e.g. `| head -n 1`) went away after reading what it wanted: stop writing, say nothing,
+    # and keep Python from failing again when it flushes stdout at exit
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
-    print(f"faultline {getattr(args, 'verb', '')}: the output was closed before everything was written".replace(" :", ":"),
-          file=sys.stderr)
-    return USAGE_ERROR
+    return CLOSED_PIPE
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -123,12 +126,14 @@ def main(argv: list[str] | None = None) -> int:
     if db and "://" not in str(db) and os.path.isdir(db):
         print(f"faultline {args.verb}: --db {db} is a folder, not a database file", file=sys.stderr)
         return USAGE_ERROR
+    if hasattr(args, "db") and not db and args.verb != "import" and not db_from_environment():
+        user_db().parent.mkdir(parents=True, exist_ok=True)  # the per-user data folder holds the default database
     try:
         code = args.fn(args)
         sys.stdout.flush()
         return code
     except BrokenPipeError:
-        return _closed_pipe(args)
+        return _closed_pipe()
     except (OSError, UnicodeError) as exc:
         print(_one_line(args, exc), file=sys.stderr)
         return USAGE_ERROR
@@ -136,6 +141,11 @@ def main(argv: list[str] | None = None) -> int:
         print(file=sys.stderr)
         return 130
     except Exception as exc:
+        kb_error = getattr(sys.modules.get("faultline.kbfiles"), "KBError", ())
+        if kb_error and isinstance(exc, kb_error):  # building the default database from the KB failed
+            print(f"faultline {args.verb}: the knowledge base in {args.kb} could not be loaded: "
+                  f"{exc.problems[0] if exc.problems else exc}".splitlines()[0], file=sys.stderr)
+            return 1
         if not _database_error(exc):
             raise
         orig = getattr(exc, "orig", None) or exc

@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from faultline.cli.common import local_db
 from faultline.settings import settings
-from faultline.settings import default_db
 
 
 def add_server(p: argparse.ArgumentParser) -> None:
@@ -34,12 +34,13 @@ def match_log(text: str, *, server: str | None, db: str | None, kb: str, environ
     from faultline.render.match import match_text
     from faultline.store.load import index_from_db
 
+    db = local_db(db, kb)
     try:
-        index = index_from_db(db or default_db(), kb)
+        index = index_from_db(db, kb)
     except Exception as exc:  # noqa: BLE001 - a broken or unreadable database is reported, not raised
-        raise BackendError(f"cannot read the knowledge base from {db or default_db()}: {exc}") from None
+        raise BackendError(f"cannot read the knowledge base from {db}: {exc}") from None
     from faultline.render.evidence import with_local_reports  # rates from outcome reports (issue 11)
-    return with_local_reports(match_text(index, text, environment=environment, limit=limit, lang=lang), db or default_db(), index.entry, lang)
+    return with_local_reports(match_text(index, text, environment=environment, limit=limit, lang=lang), db, index.entry, lang)
 
 
 def entry_link(url: str, server: str | None) -> str:

@@ -8,7 +8,7 @@ def register(sub) -> None:
     p = sub.add_parser("import", help="import a peer corpus into a separate database")
     p.add_argument("kind", choices=["deadends"], help="the corpus's kind (only deadends)")
     p.add_argument("file", help="the corpus file, deadends.dev's canons.jsonl")
-    p.add_argument("--db", default=None, help="SQLite file (default: ./deadends.db)")
+    p.add_argument("--db", default=None, help="SQLite file for the peer corpus, kept apart from Faultline's own (default: ./deadends.db)")
     p.set_defaults(fn=run)
 
 

@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import json
 
-from faultline.cli.common import add_db
+from faultline.cli.common import add_db, positive_int
 from faultline.settings import default_db
 
 
 def register(sub) -> None:
     p = sub.add_parser("inbox", help="list the groups of unknown errors, most frequent first")
     add_db(p)
-    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--limit", type=positive_int, default=50, metavar="N",
+                   help="show at most this many groups, the most frequent first (at most 1000)")
     p.add_argument("--json", action="store_true", help="print JSON, as GET /inbox does")
     p.set_defaults(fn=run)
 

@@ -1,14 +1,16 @@
 """`faultline match`: match a traceback or log against the local database."""
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
 
+from faultline.cli import USAGE_ERROR
 from faultline.cli.backend import add_server
-from faultline.cli.common import add_db, missing_db, positive_int, read_input
+from faultline.cli.common import add_db, local_db, missing_db, positive_int, read_input
 from faultline.logsets.inputs import LogFile
-from faultline.settings import default_db
+from faultline.settings import db_from_environment
 
 
 def register(sub) -> None:
@@ -19,8 +21,9 @@ def register(sub) -> None:
                         "(a torchrun --log-dir, per-rank or per-host logs, error files) or .zip / .tar.gz archives "
                         "of them are matched together: one answer that names the file and line of each finding")
     p.add_argument("--env", help="file with pip freeze / collect_env output")
-    p.add_argument("--json", action="store_true", help="print the API's JSON (the same as --format json)")
-    p.add_argument("--format", choices=["text", "json", "md"], default=None, help="output format (default: text)")
+    p.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # an older spelling of --format json
+    p.add_argument("--format", choices=["text", "json", "md"], default=None,
+                   help="text for the terminal, json (the API's answer) or md (for an issue comment) (default: text)")
     add_server(p)
     p.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the answer (default: en)")
     p.add_argument("--limit", type=positive_int, default=5, help="at most this many matches (default: 5)")
@@ -67,12 +70,20 @@ def match_logset(paths: list[str], *, server: str | None, db: str | None, kb: st
     from faultline.render.evidence import with_local_reports
     from faultline.store.load import index_from_db
 
+    db = local_db(db, kb)
     try:
-        index = index_from_db(db or default_db(), kb)
+        index = index_from_db(db, kb)
     except Exception as exc:  # noqa: BLE001 - a broken or unreadable database is reported, not raised
-        raise BackendError(f"cannot read the knowledge base from {db or default_db()}: {exc}") from None
+        raise BackendError(f"cannot read the knowledge base from {db}: {exc}") from None
     res = match_files(index, collected, environment=environment, limit=limit, lang=lang)
-    return with_local_reports(res, db or default_db(), index.entry, lang)
+    return with_local_reports(res, db, index.entry, lang)
+
+
+def _missing(args) -> str | None:
+    """Why a database named by --db, $DATABASE_URL or $FAULTLINE_DB cannot be read (never built here);
+    None for the per-user default, which is built when needed (common.local_db)."""
+    named = args.db or db_from_environment()
+    return missing_db(named) if named else None
 
 
 def run(args) -> int:
@@ -80,20 +91,23 @@ def run(args) -> int:
 
     if is_logset(args.file):
         return _run_logset(args)
+    if args.file[0] == "-" and sys.stdin.isatty():  # nothing piped in: say what it waits for
+        print("faultline match: reading the log from standard input; paste it, then press Ctrl-D "
+              "(or give a FILE)", file=sys.stderr, flush=True)
     text = read_input(args.file[0])
     if not text.strip():
         print("faultline match: the input is empty", file=sys.stderr)
         return 2
     env = read_input(args.env) if args.env else None
-    if not args.server and (why := missing_db(args.db or default_db())):  # never build one silently here
+    if not args.server and (why := _missing(args)):
         print(f"faultline match: {why}", file=sys.stderr)
         return 2
     try:
-        res = match_log(text, server=args.server, db=args.db or default_db(), kb=args.kb, environment=env,
+        res = match_log(text, server=args.server, db=args.db, kb=args.kb, environment=env,
                         limit=args.limit, lang=args.lang)
-    except BackendError as exc:
+    except BackendError as exc:  # a server that cannot be reached or refused the log, an unreadable database
         print(f"faultline match: {exc}", file=sys.stderr)
-        return 1
+        return USAGE_ERROR
     return _print(res, args)
 
 
@@ -103,7 +117,7 @@ def _run_logset(args) -> int:
     if "-" in args.file:
         print("faultline match: - (standard input) cannot be one of several inputs", file=sys.stderr)
         return 2
-    if not args.server and (why := missing_db(args.db or default_db())):
+    if not args.server and (why := _missing(args)):
         print(f"faultline match: {why}", file=sys.stderr)
         return 2
     from faultline.logsets import LogSetError
@@ -115,9 +129,9 @@ def _run_logset(args) -> int:
     except LogSetError as exc:  # a missing or unreadable file, a limit, an unsafe archive
         print(f"faultline match: {exc.message}", file=sys.stderr)
         return 2
-    except BackendError as exc:
+    except BackendError as exc:  # a server that cannot be reached or refused the log, an unreadable database
         print(f"faultline match: {exc}", file=sys.stderr)
-        return 1
+        return USAGE_ERROR
     return _print(res, args)
 
 

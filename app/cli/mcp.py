@@ -29,10 +29,10 @@ def run(args) -> int:
         anyio.run(build_server(lambda: AsyncClient(server, timeout=60)).run_stdio_async)
         return 0
 
+    from faultline.cli.common import local_db
     from faultline.main import create_app
-    from faultline.settings import default_db
 
-    app = create_app(db_path=args.db or default_db(), kb_root=str(args.kb))
+    app = create_app(db_path=local_db(args.db, args.kb), kb_root=str(args.kb))
 
     async def serve() -> None:
         async with app.router.lifespan_context(app):

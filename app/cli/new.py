@@ -24,17 +24,17 @@ def run(args) -> int:
 
     eid = args.id.strip()
     if not ID_RE.match(eid):
-        print(f"error: {eid!r} is not an id like 'domain/slug' (lowercase letters, digits, '-', '_', '.')",
+        print(f"faultline new: {eid!r} is not an id like 'domain/slug' (lowercase letters, digits, '-', '_', '.')",
               file=sys.stderr)
         return 2
     root = Path(args.kb)
     if not (root / "entries").is_dir():
-        print(f"error: {root} is not a knowledge base (no entries/ folder)", file=sys.stderr)
+        print(f"faultline new: {root} is not a knowledge base (no entries/ folder)", file=sys.stderr)
         return 2
     dest = root / "entries" / f"{eid}.yaml"
     existing = [p for p in (dest, dest.with_suffix(".yml"), dest.with_suffix(".json")) if p.exists()]
     if existing:
-        print(f"error: {existing[0]} already exists; not overwriting it", file=sys.stderr)
+        print(f"faultline new: {existing[0]} already exists; not overwriting it", file=sys.stderr)
         return 2
     inbox = None
     if args.from_inbox:
@@ -44,10 +44,10 @@ def run(args) -> int:
         try:
             inbox = from_inbox(args.db or default_db(), fp)
         except Exception as exc:  # an unreadable or missing database: say which, write nothing
-            print(f"error: cannot read the inbox in {args.db or default_db()}: {exc}", file=sys.stderr)
+            print(f"faultline new: cannot read the inbox in {args.db or default_db()}: {exc}", file=sys.stderr)
             return 2
         if inbox is None:
-            print(f"error: the inbox has no group {fp!r} (`faultline inbox` lists them)", file=sys.stderr)
+            print(f"faultline new: the inbox has no group {fp!r} (`faultline inbox` lists them)", file=sys.stderr)
             return 2
     dest.parent.mkdir(parents=True, exist_ok=True)
     with open(dest, "x", encoding="utf-8") as fh:  # "x": never replace a file created meanwhile

@@ -15,13 +15,14 @@ def register(sub) -> None:
         "run", help="run a command; when it fails, diagnose its output",
         description="Run COMMAND, passing its output through. When it fails (non-zero exit or a signal), "
                     "match the end of its output and print the first failing rank, the known error, its two "
-                    "best workarounds, the dead end to avoid, the verdict (who must act, whether to retry) and a "
-                    "link to stderr. With --retry-transient N, rerun it when the verdict says the failure is "
+                    "best workarounds, the dead end to avoid, the verdict (who must act, whether to retry) and "
+                    "a link to the entry, all on stderr. COMMAND is looked up on your PATH and runs with your "
+                    "environment: activate the training environment first. With --retry-transient N, rerun it when the verdict says the failure is "
                     "transient. Exits with COMMAND's code (its last run's).",
         epilog="example: faultline run -- torchrun --nproc_per_node 8 train.py")
     add_db(p)
     add_server(p)
-    p.add_argument("--lang", choices=["en", "zh"], default="en")
+    p.add_argument("--lang", choices=["en", "zh"], default="en", help="language of the diagnosis")
     p.add_argument("--retry-transient", type=non_negative_int, default=0, metavar="N",
                    help="rerun COMMAND up to N times, only when the verdict on its failure is transient "
                         "(retry as is); say why each time (default: 0, never rerun)")
@@ -89,8 +90,16 @@ def _attempt(argv: list[str], args) -> tuple[int, dict | None, bool]:
     if result.returncode == 0:
         return 0, None, stopped
     text = result.tail
-    if not text.strip() and not args.logs:
+    if not text.strip() and not args.logs:  # nothing to match: one line (two for a signal) says what is known
+        from faultline.render.diagnosis import silent_failure, stopped_by_user
+
+        _write(stopped_by_user({}, args.lang) if stopped else
+               silent_failure(returncode=result.returncode, signal=result.signal, lang=args.lang))
         return result.returncode, None, stopped
+    if result.signal and not stopped:
+        # what faultline itself saw, written as a process wrapper reports it, so that the matcher reads the
+        # signal as it reads any launcher's report (app/matching/exits.py) when the output says nothing more
+        text = text.rstrip("\n") + f"\nfaultline run: the command terminated with exit code {result.returncode}\n"
     try:
         if args.logs:  # the output and the job's own log files, as one set (app/logsets)
             from faultline.cli.match import match_logset
@@ -105,11 +114,20 @@ def _attempt(argv: list[str], args) -> tuple[int, dict | None, bool]:
     except Exception as exc:  # noqa: BLE001 - whatever goes wrong here, the exit code stays the command's
         print(f"faultline: the command failed; no diagnosis ({type(exc).__name__}: {exc})", file=sys.stderr)
         return result.returncode, None, stopped
-    if stopped and not res.get("matches"):
-        return result.returncode, None, stopped  # stopped by the user with nothing known in its output: say nothing
+    interrupted = any(f.get("kind") == "interrupted" for f in res.get("findings") or [])
+    if interrupted or (stopped and not (res.get("root_cause") or {}).get("is_cause")):
+        # the first failure is the user's Ctrl-C: not an error; say where each process was
+        from faultline.render.diagnosis import stopped_by_user
+
+        _write(stopped_by_user(res, args.lang))
+        return result.returncode, None, True
     top = (res.get("matches") or [{}])[0]
     link = entry_link(top["url"], args.server) if top.get("url") else None
-    sys.stderr.write(diagnosis(res, returncode=result.returncode, signal=result.signal,
-                               lines=text.count("\n") + 1, lang=args.lang, link=link))
-    sys.stderr.flush()
+    _write(diagnosis(res, returncode=result.returncode, signal=result.signal,
+                     lines=text.count("\n") + 1, lang=args.lang, link=link))
     return result.returncode, res.get("verdict"), stopped
+
+
+def _write(text: str) -> None:
+    sys.stderr.write(text)
+    sys.stderr.flush()

@@ -35,6 +35,11 @@ MESSAGES: dict[str, str] = {
                            "usually ends a training process with that signal"),
     "exit_code_signal_wrapper": N_("%(wrapper)s reports that the child process ended with %(exit)s: a signal, "
                                    "not an exception of the child"),
+    "symptom_of_cause": N_("a consequence of %(entry)s, the first failure: another rank or process stopped waiting for it"),
+    "wrapper_of_cause": N_("the launcher's report of the failure that %(entry)s explains"),
+    "led_from_cause": N_("a consequence of %(entry)s, the first failure (the knowledge base says it leads here)"),
+    "alternative_reading": N_("another reading of the same line; %(entry)s explains the first failure better"),
+    "consequence_of_interrupt": N_("a consequence of stopping the run (Ctrl-C), not an error of the job"),
 }
 
 FINDINGS: dict[str, str] = {
@@ -43,6 +48,8 @@ FINDINGS: dict[str, str] = {
                          "or a rank that died)"),
     "different_collective": N_("ranks timed out in the same collective step with different operations or sizes: "
                                "they called mismatched collectives"),
+    "interrupted": N_("the run was stopped by you (Ctrl-C / SIGINT), not by an error; the errors after it are "
+                      "consequences of stopping it. Where each rank was when it stopped is listed"),
 }
 
 ORIGINS: dict[str, str] = {

@@ -23,8 +23,11 @@ from faultline.matching.findings import detect, rank_in_text
 from faultline.matching.index import Hit, MatchIndex, SigSpec
 from faultline.matching.logparse import Line, ParsedLog, PyException, parse_log
 from faultline.matching.tracebacks import exception_line
+from faultline.matching.conditions import fits
+from faultline.matching.interrupts import caused_by_interrupt, interrupted
 from faultline.matching.result import (
     BenignLine,
+    Consequence,
     EntryMatch,
     LogSummary,
     MatchResult,
@@ -174,6 +177,51 @@ def split_unknown_root(root: Line | None, root_is_cause: bool,
     keep = [m for m in confident if m.role != "symptom"]  # wrappers stay: they say how to read such a log
     moved = [Related(m.entry_id, m.strength, Reason("consequence_of_unknown_root"))
              for m in confident if m.role == "symptom"]
+    return keep, moved
+
+
+def fold_consequences(root: Line | None, root_is_cause: bool, confident: list[EntryMatch]) -> list[EntryMatch]:
+    """When a cause match explains the first failure, the matches it explains are not peers: a symptom
+    on another line (a timeout or closed connection on the other ranks), a launcher's report (a wrapper:
+    torchrun's ChildFailedError) and any entry the KB says it leads to go under it as consequences.
+    Only one match may claim the first failure: a later match of the same line is an alternative to it."""
+    if root is None or not root_is_cause:
+        return confident
+    cause = next((m for m in confident if m.on_root and m.role == "cause"), None)
+    if cause is None:
+        return confident
+    keep: list[EntryMatch] = []
+    for m in confident:
+        if m is cause:
+            keep.append(m)
+            continue
+        on_line = any(h.line.no == root.no or h.line.block == root.no for h in m.hits)
+        if cause.entry_id in m.led_from:
+            code = "led_from_cause"
+        elif m.role == "wrapper":
+            code = "wrapper_of_cause"
+        elif m.role == "symptom" and not on_line:
+            code = "symptom_of_cause"
+        else:
+            if m.on_root:
+                m.alternative_to = cause.entry_id
+                m.why = [Reason("alternative_reading", {"entry": cause.entry_id})
+                         if r.code in ("explains_root_cause", "first_failure_seen") else r for r in m.why]
+            keep.append(m)
+            continue
+        cause.consequences.append(Consequence(m, Reason(code, {"entry": cause.entry_id})))
+    return keep
+
+
+def split_interrupted(root: Line | None, confident: list[EntryMatch]) -> tuple[list[EntryMatch], list[Related]]:
+    """The user stopped the run (the first failure is a KeyboardInterrupt): symptoms of stopping it (a
+    closed connection on another rank, the launcher's SIGINT report) are no answer; they go to `related`."""
+    keep, moved = [], []
+    for m in confident:
+        if m.role in ("symptom", "wrapper") and all(caused_by_interrupt(h.line, root) for h in m.hits):
+            moved.append(Related(m.entry_id, m.strength, Reason("consequence_of_interrupt")))
+        else:
+            keep.append(m)
     return keep, moved
 
 
@@ -380,7 +428,14 @@ def match(index: MatchIndex, text: str, environment: Any = None, cfg: RankConfig
     weak = [m for m in ranked if m.strength < cfg.confident]
     calibrate(confident, root_is_cause, cfg)
     confident, after = split_unknown_root(root, root_is_cause, confident)
+    confident = fold_consequences(root, root_is_cause, confident)
+    for m in confident:  # which of each entry's fixes fit this log (app/matching/conditions.py)
+        m.fits = fits(index.entry(m.entry_id), parsed, m)
     findings = detect(parsed)
+    if (stop := interrupted(parsed, root, root_is_cause)) is not None:  # the user stopped it (Ctrl-C)
+        confident, by_stop = split_interrupted(root, confident)
+        after += by_stop
+        findings.insert(0, stop)
     res = MatchResult(
         config=cfg.id,
         matches=confident,

@@ -38,10 +38,23 @@ class EntryMatch:
     why: list[Reason] = field(default_factory=list)
     leads_to: list[str] = field(default_factory=list)  # matched entries this one leads to (from the KB)
     led_from: list[str] = field(default_factory=list)  # matched entries that lead to this one
+    # entries this match explains (a timeout on another rank, the launcher's report): shown under it, not as peers
+    consequences: list["Consequence"] = field(default_factory=list)
+    alternative_to: str | None = None  # another match explains the same first failure better: this one does not claim it
+    # per workaround of the entry: its `when` holds for this log (True), fails (False) or it has none (None)
+    fits: tuple = ()
 
     @property
     def best(self) -> Hit:
         return max(self.hits, key=lambda h: (h.sig.specificity, h.line.kind == "exception", -h.line.no))
+
+
+@dataclass(frozen=True)
+class Consequence:
+    """A matched entry that the cause match explains: ``match`` is its own scoring, ``reason`` says why
+    it is a consequence (``symptom_of_cause``, ``wrapper_of_cause``, ``led_from_cause``)."""
+    match: EntryMatch
+    reason: Reason
 
 
 @dataclass(frozen=True)

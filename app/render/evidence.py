@@ -13,6 +13,13 @@ from faultline.store.written import Counts
 _WS = re.compile(r"\s+")
 
 
+
+def workaround_order(wv: dict[str, Any]) -> tuple:
+    """How a rendered workaround sorts among its entry's for one log: those whose condition holds for the
+    log first, then those with none, then those that do not fit the log or the versions; by rate within."""
+    unfit = wv.get("applies") is False or wv.get("fits_log") is False
+    return (2 if unfit else (0 if wv.get("fits_log") else 1), -wv["success_rate"])
+
 def _key(prefix: str, text: str) -> str:
     norm = _WS.sub(" ", text).strip().lower()
     return prefix + hashlib.sha256(norm.encode("utf-8")).hexdigest()[:10]
@@ -80,7 +87,7 @@ def annotate_match(result: dict[str, Any], entry_of: Callable[[str], Entry | Non
                 i, w = hit
                 r = workaround_rate(e, w, c)
                 wv.update(index=i, success_rate=round(r.mean, 3), success_rate_evidence=r.as_dict(lang))
-        m["workarounds"].sort(key=lambda wv: (wv.get("applies") is False, -wv["success_rate"]))
+        m["workarounds"].sort(key=workaround_order)
         for dv in m.get("dead_ends", []):
             hit = by_did.get(dv.get("id", ""))
             if hit:

@@ -11,9 +11,9 @@ from faultline.i18n.reasons import finding_text, origin_text, reason_text
 from faultline.matching.environment import requirement_holds
 from faultline.matching.index import MatchIndex
 from faultline.matching.rank import match
-from faultline.matching.result import EntryMatch, MatchResult, Reason, RootCause
+from faultline.matching.result import Consequence, EntryMatch, MatchResult, Reason, RootCause
 from faultline.render.verdict import verdict_json
-from faultline.render.view import dead_end_view, workaround_view
+from faultline.render.view import dead_end_view, workaround_order, workaround_view
 
 EntryLookup = Callable[[str], Entry]
 
@@ -22,14 +22,18 @@ def reason_json(r: Reason, lang: str) -> dict[str, Any]:
     return {"code": r.code, "params": dict(r.params), "text": reason_text(r.code, r.params, lang)}
 
 
-def _workarounds(e: Entry, lang: str, versions: dict[str, str]) -> list[dict[str, Any]]:
-    was: list[tuple[bool, float, dict]] = []
-    for w in e.workarounds:
+def _workarounds(e: Entry, lang: str, versions: dict[str, str], fits: tuple = ()) -> list[dict[str, Any]]:
+    """The entry's fixes for this log: those whose condition holds for the log come first, then those
+    with no condition, then those whose condition fails or whose versions do not apply (marked), each
+    group by success rate (view.workaround_order)."""
+    out: list[dict[str, Any]] = []
+    for i, w in enumerate(e.workarounds):
         holds = [requirement_holds(r, versions) for r in w.applies_to]
         applies = False if False in holds else (True if holds and all(holds) else None)
-        was.append((applies is False, -w.success_rate, workaround_view(w, lang, applies)))
-    was.sort(key=lambda x: (x[0], x[1]))
-    return [w for _, _, w in was]
+        view = workaround_view(w, lang, applies)
+        view["fits_log"] = fits[i] if i < len(fits) else None
+        out.append(view)
+    return sorted(out, key=workaround_order)
 
 
 def entry_match_json(m: EntryMatch, entry: EntryLookup, lang: str, versions: dict[str, str]) -> dict[str, Any]:
@@ -48,14 +52,26 @@ def entry_match_json(m: EntryMatch, entry: EntryLookup, lang: str, versions: dic
         "why": [reason_json(r, lang) for r in m.why],
         "leads_to": list(m.leads_to),
         "led_from": list(m.led_from),
+        "consequences": [consequence_json(c, entry, lang) for c in m.consequences],
+        "alternative_to": m.alternative_to,
         "fix_rate": e.fix_rate,
         "root_cause": e.root_cause.get(lang),
-        "workarounds": _workarounds(e, lang, versions),
+        "workarounds": _workarounds(e, lang, versions, m.fits),
         "dead_ends": [dead_end_view(d, lang) for d in e.ranked_dead_ends()],
         "versions": [{"package": v.package, "range": v.range, "status": v.status} for v in e.versions],
         "guides": [{"id": g, "url": f"/guides/{g}"} for g in e.guides],
         "url": f"/errors/{e.id}",
     }
+
+
+def consequence_json(c: Consequence, entry: EntryLookup, lang: str) -> dict[str, Any]:
+    """A match that the cause explains (a timeout on another rank, the launcher's report): its id and
+    title, where it was seen and why it is only a consequence; its fixes are on its own page."""
+    m = c.match
+    best = m.best
+    return {"id": m.entry_id, "title": entry(m.entry_id).title.get(lang), "confidence": m.confidence,
+            "role": entry(m.entry_id).role, "line_no": best.line.no, "rank": best.line.rank,
+            "reason": reason_json(c.reason, lang), "url": f"/errors/{m.entry_id}"}
 
 
 def root_json(rc: RootCause | None, lang: str) -> dict[str, Any] | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from faultline.render.labels import LABELS, pct
-from faultline.render.text import as_text, rate_label, rates_estimated
+from faultline.render.text import as_text, fit_flag, rate_label, rates_estimated
 from faultline.render.verdict import verdict_lines
 
 
@@ -40,7 +40,7 @@ def match_markdown(res: dict[str, Any], lang: str = "en", server: str | None = N
         if m.get("workarounds"):
             out += [f"### {L['workarounds']}", ""]
             for j, w in enumerate(m["workarounds"][:top_fixes], 1):
-                flag = " ⚠" if w.get("applies") is False else ""
+                flag = fit_flag(w, L, " ⚠")
                 out.append(f"{j}. **{rate_label(w['success_rate'], w.get('success_rate_evidence'))}** {w['action']}{flag}")
                 if w.get("command"):
                     out += ["", "   " + _code(w["command"]).replace("\n", "\n   ")]
@@ -53,6 +53,8 @@ def match_markdown(res: dict[str, Any], lang: str = "en", server: str | None = N
             out.append("")
         if rates_estimated(m):
             out += [f"*{L['rates_estimated']}*", ""]
+        if m.get("consequences"):
+            out += [f"{L['consequences']}: " + ", ".join(f"[`{c['id']}`]({base}{c['url']})" for c in m["consequences"]), ""]
     if res.get("related"):
         out.append(f"{L['related_candidates']}: " + ", ".join(f"[`{r['id']}`]({base}{r['url']})" for r in res["related"]))
     return "\n".join(out).rstrip() + "\n"

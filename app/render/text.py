@@ -28,6 +28,14 @@ def rates_estimated(m: dict[str, Any]) -> bool:
     return not ev or any(e.get("basis") == "estimated" for e in ev)
 
 
+def fit_flag(w: dict[str, Any], L: dict[str, str], unfit: str) -> str:
+    """The mark after a workaround: it fits this log (its condition holds), or it does not (its
+    condition or versions fail), or nothing."""
+    if w.get("applies") is False or w.get("fits_log") is False:
+        return f"{unfit} {L['not_this_log']}" if w.get("fits_log") is False else unfit
+    return f" ({L['fits_log']})" if w.get("fits_log") else ""
+
+
 def match_report(res: dict[str, Any], lang: str = "en", top_fixes: int = 3) -> str:
     L = LABELS[lang]
     out: list[str] = []
@@ -53,7 +61,7 @@ def match_report(res: dict[str, Any], lang: str = "en", top_fixes: int = 3) -> s
         for why in m["why"]:  # reasons come rendered in ``lang`` (app/render/match.py)
             out.append(f"   - {why['text'] if isinstance(why, dict) else why}")
         for w in m["workarounds"][:top_fixes]:
-            flag = "" if w["applies"] is not False else " (!)"
+            flag = fit_flag(w, L, " (!)")
             out.append(f"   + {rate_label(w['success_rate'], w.get('success_rate_evidence'))} {w['action']}{flag}")
             if w["command"]:
                 out += [f"       {line}" for line in w["command"].splitlines()[:4]]
@@ -61,6 +69,9 @@ def match_report(res: dict[str, Any], lang: str = "en", top_fixes: int = 3) -> s
             out.append(f"   x {rate_label(d['fail_rate'], d.get('fail_rate_evidence'))} {d['action']}")
         if rates_estimated(m):
             out.append(f"   ({L['rates_estimated']})")
+        for c in m.get("consequences") or []:  # explained by this match: one line each, no fixes
+            where = f", {L['rank']} {c['rank']}" if c.get("rank") is not None else ""
+            out.append(f"   ~ {L['consequences']}: {c['title']}  [{c['id']}]{where}")
         out.append(f"   {m['url']}")
         out.append("")
     if res.get("related"):

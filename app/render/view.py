@@ -6,7 +6,7 @@ from typing import Any
 
 from faultline.entry import DeadEnd, Entry, Guide, Text, Workaround
 from faultline.rates import Rate, posterior
-from faultline.render.evidence import dead_end_id, dead_end_rate, fix_rate, workaround_id, workaround_rate
+from faultline.render.evidence import dead_end_id, dead_end_rate, fix_rate, workaround_id, workaround_order, workaround_rate  # noqa: F401
 from faultline.render.verdict import entry_verdict
 from faultline.verification.records import localised as localised_verification
 
@@ -26,6 +26,7 @@ def workaround_view(w: Workaround, lang: str, applies: bool | None = None, rate:
         "condition": _t(w.condition, lang),
         "tradeoff": _t(w.tradeoff, lang),
         "applies_to": w.applies_to,
+        "when": w.when.model_dump(exclude_none=True) if w.when else None,
         "applies": applies,
         "sources": w.sources,
     }

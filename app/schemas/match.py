@@ -89,6 +89,17 @@ class GuideRef(BaseModel):
     url: str
 
 
+class ConsequenceOut(BaseModel):
+    id: str
+    title: str
+    confidence: float = Field(description="the consequence's own confidence, for reference; it is not an answer")
+    role: str = Field(description="cause | symptom | wrapper")
+    line_no: int = Field(description="the line where it was seen")
+    rank: Optional[int] = None
+    reason: ReasonOut = Field(description="why it is a consequence: symptom_of_cause, wrapper_of_cause or led_from_cause")
+    url: str
+
+
 class MatchOut(BaseModel):
     id: str
     title: str
@@ -101,6 +112,11 @@ class MatchOut(BaseModel):
     why: list[ReasonOut]
     leads_to: list[str] = Field(default_factory=list, description="matched entries that this one leads to (KB relation)")
     led_from: list[str] = Field(default_factory=list, description="matched entries that lead to this one")
+    consequences: list[ConsequenceOut] = Field(
+        default_factory=list, description="matched entries this one explains (a timeout on another rank, the "
+        "launcher's report): shown under it, never as matches of their own")
+    alternative_to: Optional[str] = Field(
+        None, description="another match explains the same first failure better: this one does not claim it")
     fix_rate: Optional[float] = None
     fix_rate_evidence: Optional[RateEvidenceOut] = Field(
         None, description="where fix_rate comes from (estimated, measured, or outcome reports)")

@@ -41,8 +41,10 @@ def scrub(text: str, workdir: str | Path | None = None) -> str:
     site = sysconfig.get_paths()["purelib"]
     stdlib = sysconfig.get_paths()["stdlib"]
     # most specific first: the venv lies inside the repository
-    repls = [(site, NEUTRAL_SITE), (stdlib, "/opt/conda/lib/python3.11"), (sys.prefix, "/opt/conda"),
-             (sys.base_prefix, "/opt/conda")]
+    # libraries installed with `pip install --target DIR` and found through PYTHONPATH read as site-packages
+    extra = [(p.rstrip("/"), NEUTRAL_SITE) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p.strip("/")]
+    repls = extra + [(site, NEUTRAL_SITE), (stdlib, "/opt/conda/lib/python3.11"), (sys.prefix, "/opt/conda"),
+                     (sys.base_prefix, "/opt/conda")]
     if workdir:
         repls.append((str(workdir), NEUTRAL_WORK))
     repls += [(str(REPO), NEUTRAL_WORK), (tempfile.gettempdir(), "/tmp")]

@@ -348,6 +348,19 @@ loss.backward()
 dist.destroy_process_group()
 '''
 
+# one rank's batch has another width (a bad shard): only rank 1 raises, rank 0 loses its peer
+_MM_ONE_RANK = _DDP_HEAD + '''
+model = nn.parallel.DistributedDataParallel(nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 1)))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    width = 63 if (rank == 1 and step == 1) else 64   # shard 7 of rank 1 lost a column
+    batch = torch.randn(16, width)
+    loss = model(batch).pow(2).mean()
+    opt.zero_grad(); loss.backward(); opt.step()
+    print(f"rank {rank} step {step} loss {loss.item():.4f}", flush=True)
+dist.destroy_process_group()
+'''
+
 _MM_MATMUL = '''
 import torch
 q = torch.randn(4, 10, 64)
@@ -569,6 +582,25 @@ state = torch.load("pytorch_model.bin", map_location="cpu")
 '''
 
 
+# a GAN step that reuses the generator's output for the generator's loss after the discriminator's backward
+_TWICE_GAN = '''
+import torch, torch.nn as nn
+torch.manual_seed(0)
+netG = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+netD = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 1))
+opt_g = torch.optim.Adam(netG.parameters()); opt_d = torch.optim.Adam(netD.parameters())
+bce = nn.BCEWithLogitsLoss()
+real = torch.randn(32, 4)
+for step in range(2):
+    fake = netG(torch.randn(32, 8))
+    d_loss = bce(netD(real), torch.ones(32, 1)) + bce(netD(fake), torch.zeros(32, 1))
+    opt_d.zero_grad(); d_loss.backward(); opt_d.step()
+    g_loss = bce(netD(fake), torch.ones(32, 1))
+    opt_g.zero_grad(); g_loss.backward(); opt_g.step()
+    print(f"step {step} d_loss {d_loss.item():.3f} g_loss {g_loss.item():.3f}")
+'''
+
+
 def generate() -> None:
     tr2 = {"nproc_per_node": 2}
 
@@ -605,6 +637,7 @@ def generate() -> None:
     e = "pytorch/mat1-mat2-shape-mismatch"
     _run(e, "cnn-flatten-direct", _MM_CNN)
     _run(e, "ddp-features-torchrun", _MM_DDP, torchrun=tr2)
+    _run(e, "one-rank-odd-batch-torchrun", _MM_ONE_RANK, torchrun=tr2)
     _run(e, "matmul-tail", _MM_MATMUL, keep="tail:3")
     _run(e, "cpp-stacktrace", _MM_CNN, env={"TORCH_SHOW_CPP_STACKTRACES": "1"})
 
@@ -616,6 +649,7 @@ def generate() -> None:
 
     # backward-through-graph-twice
     e = "pytorch/backward-through-graph-twice"
+    _run(e, "gan-generator-output-reused", _TWICE_GAN)
     _run(e, "rnn-hidden-not-detached", _TWICE_RNN)
     _run(e, "two-losses-tail", _TWICE_TWO_LOSSES, keep="tail:4")
     _run(e, "carried-state-torchrun", _TWICE_DDP, torchrun={**tr2, "tee": 3})

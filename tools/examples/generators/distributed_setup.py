@@ -1,4 +1,4 @@
-"""Real logs for batch_d: distributed setup and launcher errors, and two DDP warnings people blame.
+"""Real logs: distributed setup and launcher errors, and two DDP warnings people blame.
 
 Everything runs on CPU with the gloo backend (torchrun, mp.spawn, plain scripts):
 

@@ -1,4 +1,4 @@
-"""Real example logs for batch B: an empty dataset reaching RandomSampler, random_split lengths,
+"""Real example logs: an empty dataset reaching RandomSampler, random_split lengths,
 tensors whose storage was freed (FSDP, offloading), GradScaler with no gradients, torch.save on a
 full disk, and the DataLoader worker-count warning.
 

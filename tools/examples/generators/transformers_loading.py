@@ -1,4 +1,4 @@
-"""Real example logs for batch E (transformers loading, saving, resuming and generation errors).
+"""Real example logs (transformers loading, saving, resuming and generation errors).
 
 Needs torch (CPU build), transformers 5.x, tokenizers and datasets in the same venv.  Nothing is
 downloaded: models and tokenizers are built from tiny configs in code, Hub repos are imitated by a

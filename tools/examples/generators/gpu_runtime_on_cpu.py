@@ -1,6 +1,6 @@
-"""Real example logs for batch C (GPU runtime errors) that a CPU-only machine can produce.
+"""Real example logs (GPU runtime errors) that a CPU-only machine can produce.
 
-Most entries of this batch need a GPU (CUDA runtime faults, cuDNN statuses, ECC, compute modes) and
+Most of these entries need a GPU (CUDA runtime faults, cuDNN statuses, ECC, compute modes) and
 have composed logs only.  Two can be produced for real here:
 
 - pytorch/bf16-unsupported-device: transformers' TrainingArguments(bf16=True) checks for a bf16-capable

@@ -1,4 +1,4 @@
-"""Real example logs for batch G: datasets (cast errors, loading scripts, glob patterns, column names),
+"""Real example logs: datasets (cast errors, loading scripts, glob patterns, column names),
 wandb without credentials, and Lightning on a CPU-only machine.
 
 Needs, in the same venv as torch (CPU build): datasets, fsspec, transformers, lightning and wandb from

@@ -1,4 +1,4 @@
-"""Real example logs for batch F (quantized models, PEFT merging, TRL, accelerate launch) on a CPU-only
+"""Real example logs (quantized models, PEFT merging, TRL, accelerate launch) on a CPU-only
 machine.
 
 - transformers/cuda-on-quantized-model, transformers/purely-quantized-fine-tuning,

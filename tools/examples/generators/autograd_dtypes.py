@@ -1,4 +1,4 @@
-"""Real example logs for batch A (autograd, dtype and loss-target errors) on a CPU-only machine.
+"""Real example logs (autograd, dtype and loss-target errors) on a CPU-only machine.
 
 - pytorch/half-not-implemented-cpu: torch 2.13 runs Linear/Conv/LayerNorm in float16 on the CPU, so the
   logs use kernels that still have no Half version there (cdist, ctc_loss, linalg_svd, rrelu).

@@ -1,4 +1,4 @@
-"""Real example logs for batch H: pip build isolation hiding torch, the multiprocessing resource
+"""Real example logs: pip build isolation hiding torch, the multiprocessing resource
 tracker's leaked-semaphore warning, the use_reentrant and torch.cuda.amp deprecation warnings, and
 Lightning's ModelCheckpoint / EarlyStopping monitor errors.
 

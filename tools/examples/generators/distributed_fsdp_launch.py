@@ -1,4 +1,4 @@
-"""Real logs for distributed, CUDA-runtime, FSDP and launcher entries (second set).
+"""Real logs for distributed, CUDA-runtime, FSDP and launcher entries.
 
 Everything runs on CPU: gloo process groups under torchrun or mp.spawn with
 2 processes and short timeouts, so each scenario takes a few seconds.
