@@ -10,7 +10,7 @@ DB ?= faultline.db
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test setup load lint verify i18n-extract i18n-update i18n-compile bench bench-write constraints clean
+.PHONY: run test test-fast test-postgresql pg-pass setup load lint verify i18n-extract i18n-update i18n-compile bench bench-write constraints clean
 
 $(BIN)/python:
 	@$(PY) -c '$(PYCHECK)' 2>/dev/null || { echo "Faultline needs Python 3.10 or newer, but $(PY) is" \
@@ -38,9 +38,36 @@ PG_TESTS := tests --ignore=tests/e2e --ignore=tests/test_kb.py --ignore=tests/te
 	--ignore=tests/test_matching.py --ignore=tests/test_holdout.py \
 	--ignore=tests/test_readme.py --ignore=tests/test_make.py
 
+# PostgreSQL answering on 127.0.0.1:5432? (the second pass of `make test` needs it)
+PG_PORT ?= 5432
+PG_UP := $(BIN)/python -c 'import socket; socket.create_connection(("127.0.0.1", $(PG_PORT)), timeout=3).close()'
+
+# every test on SQLite (about 13 minutes on 2 cores), then the database tests again on PostgreSQL (about 10)
 test: setup
+	@echo "== make test, pass 1 of 2: every test on SQLite"
 	$(BIN)/python -m pytest -q tests
-	FAULTLINE_TEST_BACKEND=postgresql $(BIN)/python -m pytest -q $(PG_TESTS)
+	@$(MAKE) --no-print-directory test-postgresql
+
+# the second pass alone; without a PostgreSQL it is skipped with a loud line, unless FAULTLINE_REQUIRE_PG=1
+# (.ci/run sets it: CI fails instead of skipping)
+test-postgresql: setup
+	@$(MAKE) --no-print-directory pg-pass
+
+pg-pass:
+	@if $(PG_UP) 2>/dev/null; then \
+		echo "== make test, pass 2 of 2: the database tests again on PostgreSQL (127.0.0.1:5432, database test, user postgres)"; \
+		FAULTLINE_TEST_BACKEND=postgresql $(BIN)/python -m pytest -q $(PG_TESTS); \
+	elif [ -n "$$FAULTLINE_REQUIRE_PG" ]; then \
+		echo "make test: PostgreSQL does not answer on 127.0.0.1:$(PG_PORT), and FAULTLINE_REQUIRE_PG is set" >&2; exit 1; \
+	else \
+		echo "!! make test: SKIPPED pass 2 of 2 (PostgreSQL): nothing answers on 127.0.0.1:$(PG_PORT); start one to run it" >&2; \
+	fi
+
+# the edit loop: SQLite only, without the browser, HTTP-fuzzing, load and fresh-checkout tests (a few minutes)
+FAST_SKIP := --ignore=tests/e2e --ignore=tests/test_schemathesis.py --ignore=tests/test_reliability.py \
+	--ignore=tests/test_reliability_2.py --ignore=tests/test_make.py --ignore=tests/test_replicas.py
+test-fast: setup
+	$(BIN)/python -m pytest -q -x $(FAST_SKIP) tests
 
 lint: setup
 	$(BIN)/faultline lint

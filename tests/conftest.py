@@ -12,7 +12,7 @@ from faultline.main import create_app
 from faultline.store.load import load_into_db
 
 REPO = Path(__file__).resolve().parent.parent
-KB = REPO / "kb"
+KB = Path(os.environ.get("FAULTLINE_TEST_KB") or REPO / "kb")  # override: run the suite against another copy of kb/
 SEED_LINE = (
     "RuntimeError: [Rank 0] NCCL communicator was aborted on rank 2. Original reason for failure was: "
     "AllReduce timed out after 600000 ms"

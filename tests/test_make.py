@@ -45,3 +45,27 @@ def test_second_setup_installs_nothing_until_pyproject_changes(checkout):
     later = time.time() + 5
     os.utime(checkout / "pyproject.toml", (later, later))  # a changed dependency list
     assert "pip install" in dry_run(checkout, "setup")
+
+
+def _pg_pass(port: int, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", "-s", "pg-pass", f"PG_PORT={port}", f"BIN={os.path.dirname(sys.executable)}"],
+                          cwd=REPO, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "FAULTLINE_REQUIRE_PG": "", **env})
+
+
+def test_postgresql_pass_is_skipped_loudly_without_a_server_and_required_in_ci():
+    """`make test`'s second pass: where nothing answers it says so on one loud line and goes on; with
+    FAULTLINE_REQUIRE_PG=1 (what .ci/run sets) the same situation fails."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    r = _pg_pass(port)
+    assert r.returncode == 0, r.stderr
+    assert f"SKIPPED pass 2 of 2 (PostgreSQL): nothing answers on 127.0.0.1:{port}" in r.stderr
+    assert "pytest" not in r.stdout
+    r = _pg_pass(port, FAULTLINE_REQUIRE_PG="1")
+    assert r.returncode != 0 and "FAULTLINE_REQUIRE_PG is set" in r.stderr
+    assert "FAULTLINE_REQUIRE_PG=1 make test" in (REPO / ".ci" / "run").read_text()
+    assert "test-fast:" in (REPO / "Makefile").read_text()

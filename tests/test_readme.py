@@ -164,3 +164,21 @@ def test_every_verb_in_the_synopsis_exists():
         r = subprocess.run([sys.executable, "-m", "faultline.cli", verb, "--help"], capture_output=True, cwd=REPO,
                            timeout=60)
         assert r.returncode == 0, verb
+
+
+def test_the_faultline_run_sample_is_what_it_prints(served):
+    """The README's `faultline run` sample: a command that prints the README's train.log on stderr and
+    exits 1 gives that diagnosis (the fixed start of every line of it)."""
+    svc, work, env = served
+    text = README.read_text()
+    i = text.index("```text\n$ faultline run -- torchrun")
+    sample = text[i + 8:text.index("```", i + 8)]
+    shown = sample[sample.index("faultline: the command failed"):]
+    code = "import sys; sys.stderr.write(open('train.log').read()); sys.exit(1)"
+    r = subprocess.run([sys.executable, "-m", "faultline.cli", "--kb", str(KB), "run", "--db", str(work / "faultline.db"),
+                        "--", sys.executable, "-c", code], cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, r.stderr[-2000:]
+    real = r.stderr[r.stderr.index("faultline: the command failed"):]
+    for line in shown.splitlines():
+        head = line.split("…", 1)[0].rstrip()
+        assert head in real, f"README's faultline run sample drifted: {head!r} not in\n{real}"

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -281,3 +282,63 @@ def test_ctrl_c_at_a_terminal_reaches_the_command(kb_db):
     assert b"command got SIGINT" in out
     assert os.waitstatus_to_exitcode(status) == 130
     assert b"faultline:" not in out  # the user stopped it and nothing known is in its output: no diagnosis
+
+
+def test_signal_and_silent_exits_get_one_line(kb_db):
+    """A command killed by a signal with no output: how it ended and what that signal usually means;
+    a silent non-zero exit: one line. With output, the signal faultline saw is read like a launcher's
+    report of it, so a bare SIGKILL leads to the host OOM killer's entry."""
+    r = run(kb_db, *py("import os, signal; os.kill(os.getpid(), signal.SIGKILL)"))
+    err = r.stderr.decode()
+    assert r.returncode == 137
+    assert err.splitlines() == ["faultline: the command failed (killed by signal 9) and printed nothing to diagnose",
+                                "  SIGKILL: often the host's out-of-memory killer (check `dmesg` or the job's memory limit)"]
+    r = run(kb_db, *py("import sys; sys.exit(3)"))
+    assert r.returncode == 3
+    assert r.stderr.decode() == "faultline: the command failed (exit code 3) and printed nothing to diagnose\n"
+    r = run(kb_db, *py("""
+        import os, signal
+        print("epoch 0 step 120 loss 2.31", flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    """))
+    diag = diagnosis_of(r.stderr)
+    assert r.returncode == 137 and "[pytorch/worker-sigkill-host-oom]" in diag, diag
+
+
+def test_whole_short_commands_and_the_line_that_does_the_work():
+    from faultline.render.diagnosis import command_lines
+
+    assert command_lines("x = x.detach()\nloss.backward()") == ["x = x.detach()", "loss.backward()"]
+    long = ("accum = 4   # micro_batch = old_batch // accum\nfor i, batch in enumerate(loader):\n"
+            "    loss = model(**batch).loss / accum\n    loss.backward()\n    if (i + 1) % accum == 0:\n"
+            "        optimizer.step()\n")
+    assert command_lines(long, "a smaller micro-batch with gradient accumulation") == [long.splitlines()[0]]
+    assert command_lines("# a\n# b\n# c\n# d\n# e\nimport os\n") == []
+
+
+def test_ctrl_c_is_stopped_by_you_with_each_process_frame(kb_db, tmp_path):
+    """Stopping a run with Ctrl-C is not an error: faultline says so and where the process was, and
+    names no entry for the KeyboardInterrupt or what stopping caused."""
+    script = tmp_path / "hang.py"
+    script.write_text(textwrap.dedent("""
+        import time
+
+        def wait_for_batch():
+            print("waiting for the next batch", flush=True)
+            time.sleep(600)
+
+        wait_for_batch()
+    """))
+    proc = subprocess.Popen([sys.executable, "-m", "faultline.cli", "--kb", str(KB), "run", "--db", str(kb_db), "--",
+                             sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    line = proc.stdout.readline()  # the command is running
+    assert b"waiting for the next batch" in line
+    time.sleep(2)  # into time.sleep(600)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    err = err.decode()
+    assert "KeyboardInterrupt" in err  # the command's own traceback passes through
+    tail = err[err.index("faultline: "):]
+    assert tail.startswith("faultline: the run was stopped by you (Ctrl-C), not by an error"), tail
+    assert f"{script}:6 in wait_for_batch: time.sleep(600)" in tail, tail
+    assert "known error" not in tail

@@ -15,7 +15,7 @@ import pytest
 from faultline.store.load import load_into_db
 
 REPO = Path(__file__).resolve().parent.parent
-KB = REPO / "kb"
+KB = Path(os.environ.get("FAULTLINE_TEST_KB") or REPO / "kb")
 PG_URL = os.environ.get("FAULTLINE_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 BACKENDS = ["sqlite", "postgresql"]
 

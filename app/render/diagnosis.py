@@ -2,6 +2,7 @@
 rank, the top entry, its two best workarounds, the dead end to avoid, and the link."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from faultline.render.labels import pct
@@ -104,11 +105,12 @@ def command_lines(command: str | None, action: str | None = None, short: int = 4
     work = [c for c in lines if not c.strip().startswith(_NOT_THE_WORK)]
     if not work:
         return []
-    words = {w.lower().strip(".,:;()`'\"") for w in (action or "").split() if len(w) > 3}
+    words = {w.lower().strip(".,:;()`'\"-") for w in (action or "").replace("-", " ").split()}
+    words = {w for w in words if len(w) >= 4}
 
-    def score(line: str) -> int:
-        return sum(1 for w in line.replace("(", " ").replace("=", " ").replace(".", " ").split()
-                   if w.lower().strip(".,:;()`'\"") in words)
+    def score(line: str) -> int:  # words shared with the action; "accum" counts for "accumulation"
+        toks = [t.lower().strip(".,:;()`'\"") for t in re.split(r"[\s=().,\[\]{}:_/-]+", line)]
+        return sum(1 for t in toks if len(t) >= 4 and any(a.startswith(t) or t.startswith(a) for a in words))
     best = max(work, key=score)  # the first of the best, as max keeps the first maximum
     return [best]
 
