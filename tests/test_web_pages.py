@@ -276,6 +276,77 @@ def test_get_results_goes_back_to_the_form(web):
     assert r.status_code == 303 and r.headers["location"] == "/"
 
 
+# ----------------------------------------------------------------------------- a result kept for a link
+
+KEPT = re.compile(r"^/results/[A-Za-z0-9_-]{22}(\?lang=zh)?$")
+
+
+def test_a_posted_result_is_kept_under_its_own_address(web):
+    log = "step 10 loss 2.1\n" + SEED_LINE + "\n"
+    r = web.post("/results", data={"text": log, "environment": "torch==2.3.1"}, headers=HTML, follow_redirects=False)
+    assert r.status_code == 303 and KEPT.match(r.headers["location"]), r.headers.get("location")
+    here = r.headers["location"]
+    for _ in range(2):  # a reload, or someone else with the link
+        r = page(web, here)
+        assert f'href="/errors/{SEED}"' in r.text and 'id="kept"' in r.text
+        assert r.headers["x-robots-tag"] == "noindex" and "private" in r.headers["cache-control"]
+        assert "torch==2.3.1" in r.text  # the edit form holds the environment too
+    assert f'href="/lang/zh?next={here}"' in r.text  # the switch comes back to the result
+    r = web.get(f"/lang/zh?next={here}", headers=HTML)
+    assert r.url.path == here and r.headers["content-language"] == "zh" and "NCCL 集合通信" in html.unescape(r.text)
+    r = page(web, here + "?lang=en")
+    assert r.headers["content-language"] == "en"
+    # a language the form chose travels with the redirect
+    r = web.post("/results", data={"text": log, "lang": "zh"}, headers=HTML, follow_redirects=False)
+    assert KEPT.match(r.headers["location"]) and r.headers["location"].endswith("?lang=zh")
+    r = web.post("/?lang=zh", files={"text": (None, log)}, headers=HTML, follow_redirects=False)
+    assert r.headers["location"].endswith("?lang=zh")
+
+
+def test_a_kept_result_expires_and_the_store_is_capped(web, web_app):
+    from faultline.api.pages import KEEP_MAX
+    from faultline.store.written import store_for_app
+
+    store = store_for_app(web_app)
+    r = page(web, "/results/" + "A" * 22, status=404)
+    assert "no longer kept" in r.text and "7 days" in r.text
+    page(web, "/results/not-an-id", status=404)
+    gone = store.keep(b"x", -1.0, KEEP_MAX)  # expired at once
+    assert store.kept(gone) is None
+    page(web, f"/results/{gone}", status=404)
+    first = [store.keep(b"x", 60.0, 3) for _ in range(5)]  # a cap of 3: the oldest make room
+    assert [store.kept(k) is not None for k in first] == [False, False, True, True, True]
+    assert store.kept(first[-1]) == (b"x", store.kept(first[-1])[1], False)  # the first view was the one above
+
+
+def test_a_result_too_large_to_keep_is_answered_without_a_link(web):
+    import random
+
+    from faultline.api.pages import KEEP_MAX_BYTES
+
+    rnd = random.Random(7)
+    noise = "".join(rnd.choice("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+                    for _ in range(KEEP_MAX_BYTES * 2))  # does not compress below the limit
+    r = web.post("/results", data={"text": noise + "\n" + SEED_LINE + "\n"}, headers=HTML, follow_redirects=False)
+    assert r.status_code == 200 and 'id="kept"' not in r.text
+    assert f'href="/errors/{SEED}"' in r.text
+
+
+def test_an_unknown_error_is_counted_once_however_often_its_link_is_viewed(web, web_app, monkeypatch):
+    from faultline.store.written import store_for_app
+
+    monkeypatch.setenv("FAULTLINE_INBOX", "1")
+    log = 'Traceback (most recent call last):\n  File "/workspace/t.py", line 9, in <module>\n' \
+          "ValueError: kept-result-probe 81f3 is not a known error\n"
+    before = {g.fingerprint: g.count for g in store_for_app(web_app).inbox(10_000)}
+    r = web.post("/results", data={"text": log}, headers=HTML, follow_redirects=False)
+    for _ in range(3):
+        page(web, r.headers["location"])
+    after = {g.fingerprint: g.count for g in store_for_app(web_app).inbox(10_000)}
+    grown = {k: v - before.get(k, 0) for k, v in after.items() if v != before.get(k, 0)}
+    assert list(grown.values()) == [1], grown
+
+
 # ----------------------------------------------------------------------------- browse, guides
 
 

@@ -1,15 +1,27 @@
 """The page routes that are not API views: the home page (paste a log), its results, the
 language switch, the static files, and HTML error pages for browsers.
 
+A posted log is kept (its input, compressed, in the database) under a random id and the browser is
+sent (303) to ``/results/<id>``: an address that can be shared, reloaded and shown in the other
+language for KEEP_DAYS days.  At most KEEP_MAX results are kept (the oldest make room) and one of at
+most KEEP_MAX_BYTES compressed; a bigger one, or one posted while the database cannot be written, is
+answered on the spot without a link.
+
 `install(app)` is called by app/main.py.
 """
 from __future__ import annotations
 
+import base64
 import inspect
+import json
+import logging
+import re
+import zlib
 from typing import Any
 from urllib.parse import parse_qsl
 
 from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -30,6 +42,11 @@ from faultline.web.pages import STATIC, error_page, home_page, is_local_path, re
 
 MAX_MATCHES = 10
 COOKIE_MAX_AGE = 365 * 24 * 3600
+KEEP_DAYS = 7  # a result's link works this long
+KEEP_MAX = 500  # results kept at most; the oldest make room
+KEEP_MAX_BYTES = 256 * 1024  # the most a kept input may take, compressed (a 1 MiB log usually takes far less)
+KEPT_ID = re.compile(r"[A-Za-z0-9_-]{22}")
+log = logging.getLogger("faultline")
 
 
 def page_lang(request: Request, form_lang: str | None = None) -> str:
@@ -106,8 +123,11 @@ async def results(request: Request) -> Response:
                if isinstance(v, UploadFile) and v.filename]
     uploads = [(n, d) for n, d in uploads if d]
     if len(uploads) > 1 or (uploads and is_logset_upload(*uploads[0])):  # several logs of a job (app/logsets)
-        return await _results_of_files(request, snap, lang, uploads, await _field_text(fields.get("text")),
-                                       await _field_text(fields.get("environment")))
+        text, env_text = await _field_text(fields.get("text")), await _field_text(fields.get("environment"))
+        kid = await _keep(request, text, env_text, uploads)
+        if kid:
+            return _to_kept(request, kid, fields)
+        return await _results_of_files(request, snap, lang, uploads, text, env_text)
     if len(body) > MAX_BODY_BYTES:
         return error_page(request, lang, 413, _("The log is too large"),
                           _("The form can send at most %(limit)s. Paste the part of the log around the first "
@@ -120,13 +140,88 @@ async def results(request: Request) -> Response:
     if not text.strip():
         return home_page(request, snap, lang, text=text, environment_text=env_text, status=422,
                          error=_("The log is empty. Paste a traceback or log (or choose a log file), then submit."))
+    kid = await _keep(request, text, env_text, [])
+    if kid:
+        return _to_kept(request, kid, fields)
+    return await _results_of_text(request, snap, lang, text, env_text, note_unknown=True)
+
+
+async def _results_of_text(request: Request, snap, lang: str, text: str, env_text: str, note_unknown: bool,
+                           kept: dict[str, Any] | None = None) -> Response:
     from faultline.api.match import match_while_connected
 
     result = await match_while_connected(request, snap.index, text, env_text if env_text.strip() else None,
                                          MAX_MATCHES, lang)
     from faultline.api import inbox, outcomes  # rates from outcome reports; the inbox of unknown errors (issue 11)
-    result = await outcomes.with_evidence(request, result, lang); await inbox.note_unknown(request, result, text)
-    return results_page(request, snap, lang, result, text=text, environment_text=env_text)
+    result = await outcomes.with_evidence(request, result, lang)
+    if note_unknown:  # once per paste: not again for each view of its link
+        await inbox.note_unknown(request, result, text)
+    return results_page(request, snap, lang, result, text=text, environment_text=env_text, kept=kept)
+
+
+# ----------------------------------------------------------------------------- results kept for a link
+
+
+async def _keep(request: Request, text: str, env_text: str, uploads: list[tuple[str, bytes]]) -> str | None:
+    """Keep a result page's input under a new id; None when it is too large or the database cannot take it."""
+    from faultline.store.written import store_for_app
+
+    doc = {"text": text, "environment": env_text,
+           "files": [[name, base64.b64encode(data).decode("ascii")] for name, data in uploads]}
+    payload = zlib.compress(json.dumps(doc).encode("utf-8"), 6)
+    if len(payload) > KEEP_MAX_BYTES:
+        return None
+    try:
+        return await run_in_threadpool(store_for_app(request.app).keep, payload, KEEP_DAYS * 86400.0, KEEP_MAX)
+    except Exception:  # noqa: BLE001 - a read-only or unavailable database: the page, without a link
+        log.warning("cannot keep a result for a link; answering it without one", exc_info=True)
+        return None
+
+
+def _to_kept(request: Request, kid: str, fields: dict[str, Any]) -> Response:
+    """303 to the kept result, keeping a language the form or the address chose."""
+    chosen = None
+    for candidate in (fields.get("lang") if isinstance(fields.get("lang"), str) else None,
+                      request.query_params.get("lang")):
+        try:
+            chosen = chosen or explicit(candidate)
+        except UnsupportedLanguage:
+            pass
+    return RedirectResponse(f"/results/{kid}" + (f"?lang={chosen}" if chosen else ""), status_code=303)
+
+
+async def results_kept(kid: str, request: Request) -> Response:
+    """A kept result, matched again in the page's language (rates as they are now)."""
+    from faultline.store.written import store_for_app
+
+    snap = snapshot(request)
+    lang = page_lang(request)
+    _ = gettext_for(lang)
+    got = None
+    if KEPT_ID.fullmatch(kid):
+        try:
+            got = await run_in_threadpool(store_for_app(request.app).kept, kid)
+        except Exception:  # noqa: BLE001
+            log.warning("cannot read a kept result", exc_info=True)
+            return error_page(request, lang, 503, _("Something went wrong"),
+                              _("The result cannot be read right now. Try again in a moment."))
+    if got is None:
+        return error_page(request, lang, 404, _("This result is no longer kept"),
+                          _("A result is kept for %(days)s days after it was matched. Paste the log again to "
+                            "match it.", days=KEEP_DAYS))
+    payload, expires, first = got
+    doc = json.loads(zlib.decompress(payload))  # written by _keep from a body under the form's limits
+    kept = {"url": f"/results/{kid}", "expires": expires, "days": KEEP_DAYS}
+    if doc.get("files"):
+        uploads = [(name, base64.b64decode(data)) for name, data in doc["files"]]
+        resp = await _results_of_files(request, snap, lang, uploads, doc.get("text") or "",
+                                       doc.get("environment") or "", kept=kept)
+    else:
+        resp = await _results_of_text(request, snap, lang, doc.get("text") or "", doc.get("environment") or "",
+                                      note_unknown=first, kept=kept)
+    resp.headers["Cache-Control"] = "private, no-cache"
+    resp.headers["X-Robots-Tag"] = "noindex"
+    return resp
 
 
 def is_logset_upload(name: str, data: bytes) -> bool:
@@ -135,7 +230,7 @@ def is_logset_upload(name: str, data: bytes) -> bool:
 
 
 async def _results_of_files(request: Request, snap, lang: str, uploads: list[tuple[str, bytes]], text: str,
-                            env_text: str) -> Response:
+                            env_text: str, kept: dict[str, Any] | None = None) -> Response:
     """The results page for several files (or an archive): one answer, each finding with its file."""
     import threading
     import time
@@ -165,7 +260,7 @@ async def _results_of_files(request: Request, snap, lang: str, uploads: list[tup
     except LogSetError as exc:
         return error_page(request, lang, exc.status, _("The files could not be read"), exc.message)
     result = await outcomes.with_evidence(request, result, lang)
-    return results_page(request, snap, lang, result, text=text, environment_text=env_text)
+    return results_page(request, snap, lang, result, text=text, environment_text=env_text, kept=kept)
 
 
 async def results_get(request: Request) -> Response:
@@ -248,6 +343,7 @@ def install(app: FastAPI) -> None:
     app.add_api_route("/", results, methods=["POST"], include_in_schema=False, name="web_results_root")
     app.add_api_route("/results", results, methods=["POST"], include_in_schema=False, name="web_results")
     app.add_api_route("/results", results_get, methods=["GET"], include_in_schema=False, name="web_results_get")
+    app.add_api_route("/results/{kid}", results_kept, methods=["GET"], include_in_schema=False, name="web_results_kept")
     app.add_api_route("/lang/{code}", switch_language, methods=["GET"], include_in_schema=False, name="web_lang")
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     # Browsers get the errors of the API routes (404, 422, ...) as pages; API clients keep the JSON problems.

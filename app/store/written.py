@@ -1,4 +1,5 @@
-"""What users write, kept apart from the KB: API tokens, outcome reports and the inbox of unknown errors.
+"""What users write, kept apart from the KB: API tokens, outcome reports, the inbox of unknown errors and
+the results kept for a shareable link (``/results/<id>``).
 
 These tables live in the same database as the KB (an SQLite file or PostgreSQL), under the
 same Alembic history, but `faultline load` never touches them: reloading kb/ replaces entries,
@@ -60,6 +61,17 @@ class ReportRow(SQLModel, table=True):
     created: float
     retried: Optional[bool] = None  # the reporter reran the failed job as is first (a transient failure)
     retry_worked: Optional[bool] = None  # and that rerun succeeded
+
+
+class KeptRow(SQLModel, table=True):
+    """A result page's input (the pasted log, the environment, uploaded files), zlib-compressed JSON, kept
+    under a random id until ``expires`` so that ``/results/<id>`` can show it again (app/api/kept.py)."""
+    __tablename__ = "kept_result"
+    id: str = Field(primary_key=True)  # 128 random bits, URL-safe: the link is the only key to it
+    created: float = Field(index=True)
+    expires: float
+    viewed: bool = False  # the first view counts an unknown error in the inbox; later ones do not
+    payload: bytes
 
 
 class InboxRow(SQLModel, table=True):
@@ -366,6 +378,34 @@ class WrittenStore:
                 excess -= len(fps)
             if excess <= 0:
                 break
+
+    # --- results kept for a link ------------------------------------------------------------------
+
+    def keep(self, payload: bytes, ttl_s: float, cap: int) -> str:
+        """Store ``payload`` under a new random id for ``ttl_s`` seconds; expired rows go, and beyond ``cap``
+        rows the oldest make room (the store never grows without bound)."""
+        now = time.time()
+        kid = secrets.token_urlsafe(16)
+        t = KeptRow.__table__
+        with self.engine.begin() as conn:
+            conn.execute(t.delete().where(t.c.expires < now))
+            conn.execute(t.insert().values(id=kid, created=now, expires=now + ttl_s, viewed=False, payload=payload))
+            n = conn.execute(select(func.count()).select_from(t)).scalar_one()
+            if n > cap:
+                old = [r[0] for r in conn.execute(select(t.c.id).order_by(t.c.created).limit(n - cap))]
+                conn.execute(t.delete().where(t.c.id.in_(old)))
+        return kid
+
+    def kept(self, kid: str) -> tuple[bytes, float, bool] | None:
+        """(payload, expires, first view) of a kept result; None when it never was or has expired.
+        The first call for an id says True once (an atomic update), later calls False."""
+        t = KeptRow.__table__
+        with self.engine.begin() as conn:
+            row = conn.execute(select(t.c.payload, t.c.expires).where(t.c.id == kid)).first()
+            if row is None or row.expires < time.time():
+                return None
+            first = conn.execute(update(t).where(t.c.id == kid, t.c.viewed.is_(False)).values(viewed=True)).rowcount
+        return bytes(row.payload), row.expires, bool(first)
 
     def inbox(self, limit: int = 100) -> list[InboxRow]:
         with Session(self.engine, expire_on_commit=False) as s:

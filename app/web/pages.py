@@ -301,12 +301,18 @@ def home_page(request: Request, snap: Snapshot, lang: str, text: str = "", envir
 
 
 def results_page(request: Request, snap: Snapshot, lang: str, result: dict[str, Any], text: str,
-                 environment_text: str = "") -> HTMLResponse:
+                 environment_text: str = "", kept: dict[str, Any] | None = None) -> HTMLResponse:
+    """``kept``: the result's link (``url``, ``expires``, ``days``) when it is kept; the language switch then
+    comes back to it."""
     # the result was rendered in ``lang`` (app/render/match.py): each reason carries its text
     matches = [dict(m, why=[w["text"] for w in m["why"]]) for m in result["matches"]]
     related = result.get("related", [])
-    return render(request, lang, "results.html", here="/", result=result, matches=matches, related=related,
-                  text=text, environment_text=environment_text, counts=kb_counts(snap))
+    if kept is not None:
+        import datetime as dt
+
+        kept = dict(kept, until=format_date(dt.datetime.fromtimestamp(kept["expires"], dt.timezone.utc).date(), lang))
+    return render(request, lang, "results.html", here=kept["url"] if kept else "/", result=result, matches=matches,
+                  related=related, text=text, environment_text=environment_text, counts=kb_counts(snap), kept=kept)
 
 
 def error_page(request: Request, lang: str, status: int, title: str, message: str) -> HTMLResponse:

@@ -5,6 +5,7 @@ headless Chromium); the files are the real runs saved by tools/examples/logsets.
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 
 from tests.e2e.test_browser import REPO, browser, en_page, pytestmark, server, zh_page  # noqa: F401 - fixtures
@@ -17,7 +18,7 @@ SPAWN = DATA / "spawn-3ranks-rank1-first"
 def submit(page) -> None:
     with page.expect_navigation():
         page.locator("button[type=submit]").click()
-    assert page.url.endswith("/results")
+    assert re.search(r"/results/[A-Za-z0-9_-]{22}$", page.url)  # a kept result: its own address
 
 
 def test_several_files_name_the_first_failing_rank_and_its_file(en_page):
