@@ -22,6 +22,7 @@ from faultline.matching.exits import SIG_NAME as EXIT_SIGNAL, exit_reason, exit_
 from faultline.matching.findings import detect, rank_in_text
 from faultline.matching.index import Hit, MatchIndex, SigSpec
 from faultline.matching.logparse import Line, ParsedLog, PyException, parse_log
+from faultline.matching.recall import LOW_EVIDENCE, recall_hits
 from faultline.matching.tracebacks import exception_line
 from faultline.matching.conditions import fits
 from faultline.matching.interrupts import caused_by_interrupt, interrupted
@@ -57,7 +58,8 @@ def find_hits(index: MatchIndex, parsed: ParsedLog, cfg: RankConfig = DEFAULT) -
     known = {h.line.block if h.line.block is not None else h.line.no for h in hits}  # exceptions a signature knows
     hits += truncated_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg, known)
     hits += bare_kill_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg)
-    return hits + exit_signal_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg)  # exits.py
+    hits += exit_signal_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg)  # exits.py
+    return hits + recall_hits(index, parsed, {h.sig.entry_id for h in hits}, cfg)  # recall.py: the other forms
 
 
 # Python < 3.10 names no class in a TypeError raised while binding a call's arguments
@@ -306,7 +308,7 @@ def calibration_features(m: EntryMatch, position: int, root_is_cause: bool) -> l
     s = min(max(m.strength, 0.01), 0.995)
     return [1.0, math.log(s / (1 - s)), float(m.on_root), float(m.on_root and root_is_cause), float(position == 0),
             float(m.role == "symptom"), float(m.role == "wrapper"), float(m.applies is False),
-            float(m.best.sig.name in ("bare-kill", "truncated-text", "short-paste", EXIT_SIGNAL))]
+            float(m.best.sig.name in LOW_EVIDENCE)]
 
 
 def calibrate(ranked: list[EntryMatch], root_is_cause: bool, cfg: RankConfig = DEFAULT) -> None:
