@@ -140,7 +140,7 @@ async def exercise_agent_contract(c: Client, tools: dict) -> None:
     assert top["id"] == "pytorch/mat1-mat2-shape-mismatch" and top["explains_first_failure"]
     full = (await c.call_tool("get_entry", {"entry_id": top["id"]})).structured_content
     assert top["root_cause"] == full["root_cause"]  # in full, not cut
-    assert top["fixes"] and len(top["fixes"]) <= 3
+    assert top["fixes"] and len(top["fixes"]) <= 3 and all("fits_log" in f for f in top["fixes"])
     for m in res["matches"]:
         if m["confidence"] < 0.5:
             assert m["fixes"] == [] and m["avoid"] == [] and m["root_cause"] is None, m["id"]

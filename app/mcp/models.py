@@ -41,6 +41,8 @@ class Fix(BaseModel):
     reports: int = Field(0, description="how many outcome reports the rate counts")
     condition: Optional[str] = Field(None, description="when this fix is the right one")
     applies: Optional[bool] = Field(None, description="False when the given versions rule this fix out")
+    fits_log: Optional[bool] = Field(None, description="True: the log shows this fix's condition holds (such fixes "
+                                                       "come first); False: the log shows it does not")
     index: int = Field(description="1-based, as report_outcome takes it")
 
 
@@ -140,7 +142,8 @@ class MatchOut(BaseModel):
 def fixes(items: list[dict[str, Any]], n: int) -> list[Fix]:
     return [Fix(action=w.get("action") or "", command=w.get("command"), success_rate=w.get("success_rate") or 0.0,
                 rate_basis=_basis(w.get("success_rate_evidence")), reports=_reports(w.get("success_rate_evidence")),
-                condition=w.get("condition"), applies=w.get("applies"), index=w.get("index") or i)
+                condition=w.get("condition"), applies=w.get("applies"), fits_log=w.get("fits_log"),
+                index=w.get("index") or i)
             for i, w in enumerate(items, 1)][:n]
 
 
