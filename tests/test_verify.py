@@ -148,6 +148,13 @@ def test_message_literals_drop_the_exception_prefix_and_reprs():
     # a list's repr in the message is an f-string field in the source: "columns {bad_cols} have length"
     assert message_literals(r"Column lengths mismatch: columns \[.*\] have length \[[\d, ]+\] while") == [
         "column lengths mismatch: columns ", " have length ", " while"]
+    # a tuple's repr: the source formats "{supported_device}", so the text is searched without the "("
+    assert message_literals(r"fp16 mixed precision requires a device in \(") == [
+        "fp16 mixed precision requires a device in "]
+    # a package's own exception class is searched too (its sentence may be shared with another class)
+    assert message_literals(r"DatasetGenerationCastError: An error occurred while generating") == [
+        "datasetgenerationcasterror", "an error occurred while generating"]
+    assert message_literals(r"datasets\.table\.CastError: Couldn't cast") == ["casterror", "couldn", "t cast"]
 
 
 def test_a_message_split_over_string_literals_is_found_in_a_wheel(tmp_path):
@@ -320,3 +327,22 @@ def test_a_release_that_cannot_be_fetched_is_stood_in_for_by_the_next(tmp_path):
            "below": None}
     r = verify_signature("t/x", sig, old, rel, "2026-12-04").record
     assert r["first_present"] == "1.1.0" and r["unavailable"] == ["1.0.0"]
+
+
+def test_a_platform_wheel_package_lists_releases_of_every_python_it_downloads_for(monkeypatch):
+    """torch is read from its macOS wheels; pip lists only releases with a wheel for the Python it is told
+    about, so the release list is the union over the Python versions tried (torch 1.x has no cp310 wheel)."""
+    from faultline.verify import sources
+
+    asked = []
+
+    def fake_pip(*args, timeout=0):
+        py = args[args.index("--python-version") + 1] if "--python-version" in args else None
+        asked.append((args[2], py, "--platform" in args))
+        vs = {"3.6": "1.4.0, 1.0.0", "3.8": "1.13.1, 1.4.0", "3.10": "2.5.1, 1.13.1"}.get(py, "")
+        out = f"torch ({vs.split(',')[0]})\nAvailable versions: {vs}\n" if vs else ""
+        return type("P", (), {"returncode": 0 if vs else 1, "stdout": out, "stderr": ""})()
+
+    monkeypatch.setattr(sources, "_pip", fake_pip)
+    assert sources.pypi_releases("torch") == ["1.0.0", "1.4.0", "1.13.1", "2.5.1"]
+    assert all(plat for _pkg, _py, plat in asked) and {py for _p, py, _x in asked} == set(sources.PY_TRIES)

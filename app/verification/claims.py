@@ -35,13 +35,36 @@ PACKAGES: dict[str, tuple[str, str]] = {
     "wandb": ("pypi", "wandb"),
     "fsspec": ("pypi", "fsspec"),
     "torchvision": ("pypi", "torchvision"),
+    # torch: the macOS wheels (CPU-only, small); their Python sources and the strings of libtorch_cpu /
+    # libc10 / libtorch_python hold every Python-level and ATen/c10 CPU message (sources.WHEEL_PLATFORMS)
+    "torch": ("pypi", "torch"),
+    "pytorch": ("pypi", "torch"),
+    "numpy": ("pypi", "numpy"),
+    "protobuf": ("pypi", "protobuf"),
+    "jax": ("pypi", "jax"),
+    "jaxlib": ("pypi", "jaxlib"),
+    "ray": ("pypi", "ray"),
+    "xformers": ("pypi", "xformers"),
+    "unsloth": ("pypi", "unsloth"),
+    "unsloth_zoo": ("pypi", "unsloth_zoo"),
+    "xgboost": ("pypi", "xgboost"),
+    "pip": ("pypi", "pip"),
+    "uv": ("pypi", "uv"),
+    "setuptools-rust": ("pypi", "setuptools-rust"),
+    "cython": ("pypi", "cython"),
+    "flash-attn": ("pypi", "flash-attn"),
+    "flash_attn": ("pypi", "flash-attn"),
+    "triton": ("pypi", "triton"),
+    "tensorflow": ("pypi", "tensorflow"),
+    "nvidia-nccl-cu12": ("pypi", "nvidia-nccl-cu12"),
+    "nvidia-cuda-runtime-cu12": ("pypi", "nvidia-cuda-runtime-cu12"),
     "nccl": ("git:NVIDIA/nccl", "nccl"),
 }
 
 _VER = r"\d+(?:\.\d+)*(?:\.x|x)?"
 _NAME = "|".join(sorted((re.escape(k) for k in PACKAGES), key=len, reverse=True))
 _CLAIM = re.compile(
-    rf"(?<![\w.-])(?P<pkg>{_NAME})(?![\w-])"
+    rf"(?<![\w./-])(?P<pkg>{_NAME})(?![\w-]|\.\w)"
     rf"(?:\s*(?P<op>>=|<=|==|<|>)\s*(?P<v>{_VER})(?:\s*,\s*(?P<op2><=|<)\s*(?P<v2>{_VER}))?"
     rf"|\s+(?:~|about\s+|approximately\s+)?(?P<a>{_VER})\s*(?:-|–|to(?:\s+about)?)\s*~?(?P<b>{_VER})(?![\w.])"
     rf"|\s+~?(?P<one>{_VER})(?P<plus>\+)?(?![\w.]))?",

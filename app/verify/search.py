@@ -9,6 +9,7 @@ escaped quotes still reads as the message.
 """
 from __future__ import annotations
 
+import builtins
 import re
 import tarfile
 import zipfile
@@ -24,8 +25,11 @@ MIN_RUN = 6  # shortest printable run kept from a binary
 _PREFIX = re.compile(r"^\s*(?:\[rank\d*\]:\s*)?(?:[\w.]*(?:error|exception|warning|exit|interrupt|invalid)\w*:\s*)+")
 _JOIN = re.compile(r"""(?<!\\)["']\s*\\?\s*\n\s*(?:[rbfu]{1,2})?["']""", re.IGNORECASE)
 _ADJ = re.compile(r"""(?<!\\)["'][ \t]+(?:[rbfu]{1,2})?["']""", re.IGNORECASE)
-_REPR = re.compile(r"""[<>'"\[\]{}]""")
+_REPR = re.compile(r"""[<>'"\[\]{}()]""")
 _PRINTABLE = re.compile(rb"[\x20-\x7e\t]{%d,}" % MIN_RUN)
+_CLASS = re.compile(r"(?:^|[\s.:\]])(\w+(?:error|exception))(?=:)")
+# Python's own exception classes: in every source, so they say nothing about a release
+_BUILTIN = {n.lower() for n in dir(builtins) if n.endswith(("Error", "Exception"))}
 
 
 def message_literals(pattern: str) -> list[str]:
@@ -33,7 +37,14 @@ def message_literals(pattern: str) -> list[str]:
     at least 4 letters or digits each."""
     out = []
     for lit in required_literals(pattern):
-        # quotes and brackets are often a value's repr ("<class '...'>", "['id', 'text']"), not source text
+        # a package's own exception class ("DatasetGenerationCastError: ...") is part of what it prints:
+        # the sentence alone may be shared with another class of the same package
+        m = _PREFIX.match(lit)
+        for cls in _CLASS.findall(m.group(0)) if m else []:
+            if cls not in _BUILTIN and cls not in out:
+                out.append(cls)
+        # quotes and brackets are often a value's repr ("<class '...'>", "['id', 'text']", "torch.Size([0])",
+        # a tuple "('cuda', 'xpu')"), not source text
         for frag in _REPR.split(_PREFIX.sub("", lit)):
             if sum(ch.isalnum() for ch in frag) >= 4 and frag not in out:
                 out.append(frag)

@@ -27,6 +27,13 @@ RELEASES_TTL = 7 * 24 * 3600  # a release list older than this is asked for agai
 PY_TRIES = ("3.10", "3.8", "3.12", "3.6")
 PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux2010_x86_64",
              "manylinux1_x86_64", "linux_x86_64")
+# packages whose Linux wheels are too big to fetch per release: the platform whose wheel holds the same
+# texts in less.  torch's macOS wheels (60-80 MB, CPU only) carry its Python sources and the strings of
+# libtorch_cpu / libc10 / libtorch_python; not the CUDA-only libraries (libtorch_cuda, ProcessGroupNCCL,
+# c10_cuda), whose texts are therefore not found there.  arm64 from 1.12, x86_64 up to 2.2.
+WHEEL_PLATFORMS: dict[str, tuple[str, ...]] = {
+    "torch": ("macosx_14_0_arm64", "macosx_10_15_x86_64"),
+}
 
 
 class Unavailable(Exception):
@@ -72,18 +79,34 @@ def _pip(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
 
 
 def pypi_releases(package: str) -> list[str]:
-    out = _pip("index", "versions", package, timeout=120)
-    m = re.search(r"Available versions:\s*(.+)", out.stdout)
-    if out.returncode != 0 or not m:
-        raise Unavailable(f"pip index versions {package}: {(out.stderr or out.stdout).strip()[-300:]}")
-    return finals([v.strip() for v in m.group(1).split(",")])
+    """Every final release pip can see.  For a package read from one platform's wheels (torch) the list
+    is the union over the Python versions pip is asked to download for: pip lists only the releases
+    with a wheel for the interpreter it is told about, so this Python alone would hide torch 1.x."""
+    if package in WHEEL_PLATFORMS:
+        plats = [a for p in WHEEL_PLATFORMS[package] for a in ("--platform", p)]
+        asks = [["--only-binary=:all:", "--python-version", py, "--implementation", "cp", *plats] for py in PY_TRIES]
+    else:
+        asks = [[]]
+    found: list[str] = []
+    err = ""
+    for extra in asks:
+        out = _pip("index", "versions", package, *extra, timeout=120)
+        m = re.search(r"Available versions:\s*(.+)", out.stdout)
+        if out.returncode == 0 and m:
+            found += [v.strip() for v in m.group(1).split(",")]
+        else:
+            err = (out.stderr or out.stdout).strip()[-300:]
+    if not found:
+        raise Unavailable(f"pip index versions {package}: {err}")
+    return finals(found)
 
 
 def pypi_download(package: str, version: str, dest: Path) -> Path:
     """One release's file (a wheel when one can be fetched, else its sdist) into ``dest``."""
-    plats = [a for p in PLATFORMS for a in ("--platform", p)]
+    plats = [a for p in WHEEL_PLATFORMS.get(package, PLATFORMS) for a in ("--platform", p)]
     tries = [["--only-binary=:all:", "--python-version", py, "--implementation", "cp", *plats] for py in PY_TRIES]
-    tries.append(["--no-binary=:all:", "--no-build-isolation"])
+    if package not in WHEEL_PLATFORMS:
+        tries.append(["--no-binary=:all:", "--no-build-isolation"])
     err = ""
     for extra in tries:
         out = _pip("download", "--no-deps", "--no-cache-dir", "-q", f"{package}=={version}", "-d", str(dest), *extra)
