@@ -8,7 +8,7 @@ import pytest
 from faultline.client import AsyncClient, Client, FaultlineError, InvalidRequest, NotFound, Unauthorized
 from faultline.schemas.entries import EntryList, EntryView
 from faultline.schemas.match import MatchResponse
-from tests.conftest import KB, SEED_LINE
+from tests.conftest import KB, REPO, SEED_LINE
 from tests.service import started_service  # noqa: F401 - a fixture: the real service over HTTP
 
 LOG = KB / "examples" / "pytorch" / "cuda-out-of-memory" / "ddp-8gpu-rank3-oom-then-watchdog-timeouts.composed.log"
@@ -111,7 +111,7 @@ async def _both(x, y):
 
 # --------------------------------------------------------------------------- the OpenAPI schema keeps its promise
 
-LOGSETS = KB.parent / "tests" / "data" / "logsets"
+LOGSETS = REPO / "tests" / "data" / "logsets"
 INTERRUPTED = """\
 [rank1]: Traceback (most recent call last):
 [rank1]:   File "/workspace/train.py", line 41, in <module>
@@ -154,8 +154,10 @@ def match_validator(base: str):
 
 
 def _files(folder):
-    return [("files", (str(p.relative_to(folder)), p.read_bytes(), "application/octet-stream"))
-            for p in sorted(folder.rglob("*")) if p.is_file()]
+    files = [("files", (str(p.relative_to(folder)), p.read_bytes(), "application/octet-stream"))
+             for p in sorted(folder.rglob("*")) if p.is_file()]
+    assert files, folder
+    return files
 
 
 def real_match_responses(base: str):
