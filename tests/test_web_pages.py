@@ -252,6 +252,21 @@ def test_results_show_ranks_stuck_in_different_collectives(web):
     assert "集合通信序号不同" in tz
 
 
+def test_results_of_a_run_stopped_by_its_user_show_where_each_rank_was(web):
+    log = (
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/workspace/train.py", line 41, in <module>\n'
+        "[rank1]:     time.sleep(5)\n"
+        "[rank1]: KeyboardInterrupt\n"
+    )
+    r = web.post("/results", data={"text": log}, headers=HTML)
+    assert r.status_code == 200, r.text[-500:]
+    t = html.unescape(r.text)
+    assert 'class="note finding-interrupted"' in t and "/workspace/train.py, line 41" in t and "time.sleep(5)" in t
+    r = web.get(r.url.path + "?lang=zh", headers=HTML)
+    assert r.status_code == 200 and "finding-interrupted" in r.text
+
+
 def test_empty_post_is_422_with_the_form_and_a_message(web):
     for data in ({"text": ""}, {"text": "   \n  "}, {}):
         r = web.post("/results", data=data, headers=HTML)
