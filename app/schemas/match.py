@@ -51,6 +51,12 @@ class RateEvidenceOut(_Open):
     detail: str = Field(description="the rate and its basis in one phrase, in the response's language")
 
 
+class LogConditionOut(BaseModel):
+    pattern: Optional[str] = Field(None, description="RE2: holds when a line of the log matches it")
+    some_ranks_only: Optional[bool] = Field(
+        None, description="true: holds when only some ranks of a multi-rank log raised the error; false: when all did")
+
+
 class WorkaroundOut(_Open):
     id: str = Field(description="a stable id (from the English action): report_outcome takes it, as it takes `index`")
     index: Optional[int] = Field(None, description="the 1-based position in the entry, as report_outcome takes it")
@@ -63,6 +69,11 @@ class WorkaroundOut(_Open):
     tradeoff: Optional[str] = Field(None, description="what it costs, in the response's language")
     applies_to: list[str] = Field(default_factory=list, description="version requirements, e.g. 'torch>=2.2'")
     applies: Optional[bool] = Field(None, description="false: the given versions rule this fix out; null: unknown")
+    when: Optional[LogConditionOut] = Field(
+        None, description="the condition the matcher checks against the log, when the fix has one")
+    fits_log: Optional[bool] = Field(
+        None, description="in a /match answer: true, this log shows the fix's condition holds (it comes first); "
+        "false, the log shows it does not (it comes last); null, no condition or the log does not tell")
     sources: list[str] = Field(default_factory=list, description="public threads or docs behind this fix")
 
 
