@@ -267,6 +267,25 @@ def test_results_of_a_run_stopped_by_its_user_show_where_each_rank_was(web):
     assert r.status_code == 200 and "finding-interrupted" in r.text
 
 
+def test_results_show_one_answer_with_its_consequences_collapsed_and_the_fix_that_fits_first(web):
+    """A real 2-rank torchrun log where only rank 1 got an odd batch: one match (not three), the other
+    rank's lost peer and torchrun's report under it in a collapsed list, and the fix for one rank's
+    data first, marked as fitting this log; in Chinese too."""
+    log = (KB / "examples" / "pytorch" / "mat1-mat2-shape-mismatch" / "one-rank-odd-batch-torchrun.real.log").read_text()
+    r = web.post("/results", data={"text": log}, headers=HTML)
+    assert r.status_code == 200, r.text[-500:]
+    t = html.unescape(r.text)
+    assert "1 known error matched." in t and t.count('class="match card"') == 1
+    box = t[t.index('<details class="consequences">'):]
+    box = box[:box.index("</details>")]
+    assert "2 consequences of it in this log" in box
+    assert "pytorch/gloo-collective-timeout" in box and "pytorch/elastic-child-failed" in box
+    fixes = t[t.index('<ol class="workarounds">'):]
+    assert fixes.index("Only some ranks raised it") < fixes.index("This log shows the case this fix is for.")
+    tz = html.unescape(web.get(r.url.path + "?lang=zh", headers=HTML).text)
+    assert "本日志中由它造成的后果（2 个）" in tz and "这份日志正是这个解决办法针对的情况。" in tz
+
+
 def test_empty_post_is_422_with_the_form_and_a_message(web):
     for data in ({"text": ""}, {"text": "   \n  "}, {}):
         r = web.post("/results", data=data, headers=HTML)
