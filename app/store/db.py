@@ -101,10 +101,20 @@ def engine_for(target: str | Path, readonly: bool = False) -> Engine:
     return eng
 
 
+def migrations_dir() -> Path:
+    """The Alembic scripts: the repository's migrations/ (a checkout or an editable install), else the copy
+    installed inside the package (pyproject.toml maps migrations/ to faultline/migrations in a wheel)."""
+    here = ROOT / "migrations"
+    if (here / "env.py").is_file():
+        return here
+    return Path(__file__).resolve().parent.parent / "migrations"
+
+
 def migrate(engine: Engine) -> None:
     """Bring the schema to the newest Alembic revision."""
-    cfg = Config(str(ROOT / "alembic.ini"))
-    cfg.set_main_option("script_location", str(ROOT / "migrations"))
+    ini = ROOT / "alembic.ini"
+    cfg = Config(str(ini)) if ini.is_file() else Config()
+    cfg.set_main_option("script_location", str(migrations_dir()))
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
