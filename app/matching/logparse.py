@@ -7,7 +7,10 @@ log reveals.  Nothing here knows about the knowledge base.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from faultline.matching.budget import spent
@@ -311,7 +314,35 @@ def _effective_times(lines: list[Line]) -> None:
             ln.ets = last_by_rank.get(ln.rank, last_any)
 
 
+# parse_log's answer for one text object, kept while a caller that parses that same text twice asks
+# (app/logsets: the match, then the cross-file analysis); nothing changes a ParsedLog after parse_log
+_REUSE: contextvars.ContextVar[list | None] = contextvars.ContextVar("faultline_parse_reuse", default=None)
+
+
+@contextlib.contextmanager
+def reuse_parse(text: str) -> Iterator[None]:
+    """Within the block, parse_log(text) for this very ``text`` object parses it once and then gives the
+    same ParsedLog again (unless the CPU budget cut that parse short: then it parses again)."""
+    token = _REUSE.set([text, None])
+    try:
+        yield
+    finally:
+        _REUSE.reset(token)
+
+
 def parse_log(text: str) -> ParsedLog:
+    slot = _REUSE.get()
+    if slot is None or slot[0] is not text:
+        return _parse_log(text)
+    if slot[1] is None:
+        parsed = _parse_log(text)
+        if "skipped_lines" in parsed.dropped:
+            return parsed
+        slot[1] = parsed
+    return slot[1]
+
+
+def _parse_log(text: str) -> ParsedLog:
     text, repaired = repair_text(text)
     numbered, dropped_lines = _bound_lines(_unwrap(text.splitlines()))
     versions: dict[str, str] = {}
