@@ -185,3 +185,16 @@ def test_reuse_parse_gives_the_parse_of_that_text_only():
         assert logparse.parse_log(other) is not a
     assert logparse.parse_log(text) is not a
     assert [ln.text for ln in a.lines] == [ln.text for ln in logparse.parse_log(text).lines]
+
+
+def test_the_traceback_scan_skips_only_lines_no_handler_looks_at():
+    from faultline.matching import tracebacks as tb
+
+    def marked(t: str) -> bool:
+        return ("xception" in t or "Traceback (most" in t or 'File "' in t or "what()" in t
+                or t.startswith(tb._HANDLED_STARTS))
+    for t in (tb._CHAIN_CAUSE, tb._CHAIN_DURING, tb._TRACEBACK, tb._ORIGINAL_TRACEBACK, "Exception raised from f at x.cpp:1",
+              "frame #0: c10::Error", "-- Process 1 terminated with the following error:", "  what():  boom",
+              "ValueError                                Traceback (most recent call last)",
+              "╭──── Traceback (most recent call last) ────╮", '  File "x.py", line 1, in f'):
+        assert marked(t), t
