@@ -21,9 +21,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 _CHILD = r"""
-import json, random, statistics, sys, time
+import json, os, random, statistics, sys, tempfile, time
 root, seed, lines_file, here = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-sys.path.insert(0, root)
+link = tempfile.mkdtemp()
+os.symlink(os.path.join(root, "app"), os.path.join(link, "faultline"))  # this checkout's code, not the installed one
+sys.path.insert(0, link)
+import faultline
+assert faultline.__file__.startswith(link), faultline.__file__
 from faultline.kbfiles import load_kb
 from faultline.matching.index import MatchIndex
 from faultline.render.match import match_text
@@ -43,8 +47,10 @@ print(statistics.median(times))
 """
 
 _LINES = r"""
-import json, sys
-sys.path.insert(0, sys.argv[1])
+import json, os, sys, tempfile
+link = tempfile.mkdtemp()
+os.symlink(os.path.join(sys.argv[1], "app"), os.path.join(link, "faultline"))
+sys.path.insert(0, link)
 from faultline.kbfiles import load_kb
 es = load_kb(sys.argv[1] + "/kb", lenient=True).entries
 json.dump([s.examples[0] for e in es for s in e.signatures][: int(sys.argv[2])], open(sys.argv[3], "w"))

@@ -99,16 +99,19 @@ def noisy_log(error_line: str, rng: random.Random, lines: int = 150, ranks: bool
     return "\n".join(out[:lines]) + "\n"
 
 
+_TAG_WORDS = ["alpha", "bravo", "delta", "kilo", "lima", "oscar", "quartz", "sierra", "tango", "vector", "zulu", "nimbus"]
+
+
 def grow(entries: list[Entry], size: int, seed: int = 7) -> list[Entry]:
     """Grow a corpus synthetically to ``size`` entries by mutating signatures and ids."""
     rng = random.Random(seed)
     out = list(entries[:size])
-    words = ["alpha", "bravo", "delta", "kilo", "lima", "oscar", "quartz", "sierra", "tango", "vector", "zulu", "nimbus"]
+    words = _TAG_WORDS
     k = 0
     while len(out) < size:
         base = entries[k % len(entries)]
         k += 1
-        tag = f"{rng.choice(words)}{rng.randint(10, 99999)}"
+        tag = f"{rng.choice(words or _TAG_WORDS)}{rng.randint(10, 99999)}"  # words: the last pattern's, if any
         data = base.model_dump(mode="json")
         data["id"] = f"{base.domain}/{base.id.split('/', 1)[1]}-syn{k}"
         for s in data["signatures"]:

@@ -15,7 +15,7 @@ from faultline.logsets.analysis import known_ranks, missing_from_collective, sta
 from faultline.logsets.inputs import Collected, Limits, LogSetError, read_paths, read_uploads
 from faultline.logsets.merge import Merged, merge
 from faultline.matching.budget import budget
-from faultline.matching.logparse import parse_log
+from faultline.matching.logparse import parse_log, reuse_parse
 
 N_ = lambda s: s  # noqa: E731 - marks a msgid for the catalogs
 
@@ -116,10 +116,12 @@ def match_files(index, collected: Collected, environment: Any = None, limit: int
     if budget_ms:
         left = max(budget_ms * 0.1, budget_ms - spent_ms - (time.thread_time() - t0) * 1000)
     t1 = time.thread_time()
-    res = match_text(index, merged.text or "\n", environment, limit, lang, left * 0.7 if left else None, cancel)
-    rest = max(left * 0.1, left - (time.thread_time() - t1) * 1000) if left else None
-    with budget(rest, cancel):
-        parsed = parse_log(merged.text)
+    text = merged.text or "\n"
+    with reuse_parse(text):  # the analysis reads the parse the match made, not a second one
+        res = match_text(index, text, environment, limit, lang, left * 0.7 if left else None, cancel)
+        rest = max(left * 0.1, left - (time.thread_time() - t1) * 1000) if left else None
+        with budget(rest, cancel):
+            parsed = parse_log(merged.text)
     return annotate(res, merged, parsed, lang)
 
 

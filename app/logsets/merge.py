@@ -17,9 +17,9 @@ from typing import Any
 
 import re2
 
+from faultline.logsets.filetext import FileText
 from faultline.logsets.inputs import Collected
 from faultline.logsets.layout import FileInfo, recognise
-from faultline.matching.decode import decode_paste
 
 MAX_MERGED_LINES = 18000  # under the parser's MAX_LINES: no file is cut by the parser in the middle of the set
 MIN_FILE_LINES = 40
@@ -118,18 +118,18 @@ def merge(collected: Collected) -> Merged:
     sources: list[Source] = []
     texts = []
     for f in collected.files:
-        text = decode_paste(f.data).text
+        text = FileText(f.data)  # decoded whole only where needed (app/logsets/filetext.py)
         texts.append(text)
-        sources.append(Source(recognise(f.name, text[:2048]), [], [], 0))
+        sources.append(Source(recognise(f.name, text.head(2048)), [], [], 0))
     matched = [s for s in sources if s.info.kind != "pyspy"]
     cap = max(MIN_FILE_LINES, MAX_MERGED_LINES // max(1, len(matched)))
     for s, text in zip(sources, texts):
         if s.info.kind == "error_file":
-            lines, s.timestamp, s.part = error_file_text(text)
+            lines, s.timestamp, s.part = error_file_text(text.text())
+            s.total_lines = len(lines)
+            s.lines, s.line_nos, s.left_out = _bounded(lines, cap)
         else:
-            lines = text.splitlines()
-        s.total_lines = len(lines)
-        s.lines, s.line_nos, s.left_out = _bounded(lines, cap)
+            s.lines, s.line_nos, s.left_out, s.total_lines = text.bounded(cap)
     order = sorted(range(len(sources)), key=lambda i: sort_key(sources[i]))
     sources = [sources[i] for i in order]
     out: list[str] = []

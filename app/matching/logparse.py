@@ -7,7 +7,10 @@ log reveals.  Nothing here knows about the knowledge base.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from faultline.matching.budget import spent
@@ -115,6 +118,16 @@ _ANY_PREFIX = re.compile("|".join(f"(?P<k{i}_{kind}>{rx.pattern.lstrip('^')})" f
 _PREFIX_START = frozenset("[IWEFr0123456789(<|-" + "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
+# each alternative's own groups inside _ANY_PREFIX: (kind, numbers of its groups), read from the one match
+_GROUPS_OF = {f"k{i}_{kind}": (kind, tuple(range(_ANY_PREFIX.groupindex[f"k{i}_{kind}"] + 1,
+                                                  _ANY_PREFIX.groupindex[f"k{i}_{kind}"] + 1 + rx.groups)))
+              for i, (kind, rx) in enumerate(_PREFIX_KINDS)}
+# A text that starts with "[r" can only be taken by _RANK_PREFIX's first branch (no other alternative of
+# _ANY_PREFIX begins with "[r"): the "[rankN]: " that torch's excepthook and every merged log set write
+# is then read by this short pattern alone, and a "[r..." that is not one is no prefix at all.
+_RANK_R = re.compile(r"\[rank\s*(\d+)\]:\s?")
+
+
 def _strip(raw: str) -> tuple[str, int | None, float | None]:
     """Remove host, rank, timestamp and log-level prefixes (in any order, repeatedly)."""
     text = raw.rstrip("\r\n").lstrip("\x00")
@@ -123,14 +136,22 @@ def _strip(raw: str) -> tuple[str, int | None, float | None]:
     for _ in range(8):
         if not text or text[0] not in _PREFIX_START:
             break
+        if text[0] == "[" and text[1:2] == "r":
+            m = _RANK_R.match(text)
+            if not m:
+                break
+            if rank is None:
+                rank = int(m.group(1))
+            text = text[m.end():]
+            continue
         m = _ANY_PREFIX.match(text)
         if not m:
             break
-        kind = m.lastgroup.split("_", 1)[1]
+        kind, groups = _GROUPS_OF[m.lastgroup]
         if kind == "rank" and rank is None:
-            rank = int(next(g for g in _RANK_PREFIX.match(text).groups() if g is not None))
+            rank = int(next(g for g in m.group(*groups) if g is not None))
         elif kind in ("ts0", "ts1") and ts is None:
-            ts = _ts_key(_TS_PREFIXES[kind == "ts1"].match(text).groups(), has_year=kind == "ts0")
+            ts = _ts_key(m.group(*groups), has_year=kind == "ts0")
         text = text[m.end():]
     return text, rank, ts
 
@@ -311,7 +332,35 @@ def _effective_times(lines: list[Line]) -> None:
             ln.ets = last_by_rank.get(ln.rank, last_any)
 
 
+# parse_log's answer for one text object, kept while a caller that parses that same text twice asks
+# (app/logsets: the match, then the cross-file analysis); nothing changes a ParsedLog after parse_log
+_REUSE: contextvars.ContextVar[list | None] = contextvars.ContextVar("faultline_parse_reuse", default=None)
+
+
+@contextlib.contextmanager
+def reuse_parse(text: str) -> Iterator[None]:
+    """Within the block, parse_log(text) for this very ``text`` object parses it once and then gives the
+    same ParsedLog again (unless the CPU budget cut that parse short: then it parses again)."""
+    token = _REUSE.set([text, None])
+    try:
+        yield
+    finally:
+        _REUSE.reset(token)
+
+
 def parse_log(text: str) -> ParsedLog:
+    slot = _REUSE.get()
+    if slot is None or slot[0] is not text:
+        return _parse_log(text)
+    if slot[1] is None:
+        parsed = _parse_log(text)
+        if "skipped_lines" in parsed.dropped:
+            return parsed
+        slot[1] = parsed
+    return slot[1]
+
+
+def _parse_log(text: str) -> ParsedLog:
     text, repaired = repair_text(text)
     numbered, dropped_lines = _bound_lines(_unwrap(text.splitlines()))
     versions: dict[str, str] = {}

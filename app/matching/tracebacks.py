@@ -67,6 +67,12 @@ class Budget:
         return self.left >= 0
 
 
+# What the handlers of _Scanner.run look for, as plain text: the chain markers and "Exception raised
+# from" hold "xception", a plain, rich or IPython header holds "Traceback (most", a frame 'File "',
+# a C++ message "what()"; C++ frames start with "frame #", an mp.spawn child marker with "-- Process "
+_HANDLED_STARTS = ("frame #", "-- Process ")
+
+
 class _Scanner:
     def __init__(self, stream: list[Line], budget: Budget):
         self.s = stream
@@ -83,9 +89,13 @@ class _Scanner:
             if self.i & 511 == 511 and spent(0.75, "tracebacks"):
                 break
             ln = self.s[self.i]
-            if not ln.text or not (self._chain_marker(ln) or self._cpp(ln) or self._ipython_header(ln)
-                                   or self._spawn_marker(ln) or self._rich_box(ln) or self._traceback(ln)
-                                   or self._headless_frames(ln)):
+            t = ln.text
+            # no handler takes (or marks) a line without one of its markers: most lines are skipped here
+            if not t or not (("xception" in t or "Traceback (most" in t or 'File "' in t or "what()" in t
+                              or t.startswith(_HANDLED_STARTS))
+                             and (self._chain_marker(ln) or self._cpp(ln) or self._ipython_header(ln)
+                                  or self._spawn_marker(ln) or self._rich_box(ln) or self._traceback(ln)
+                                  or self._headless_frames(ln))):
                 self.i += 1
         return self.found
 
