@@ -21,13 +21,19 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 _CHILD = r"""
-import json, os, random, statistics, sys, tempfile, time
+import json, random, statistics, sys, time
 root, seed, lines_file, here = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-link = tempfile.mkdtemp()
-os.symlink(os.path.join(root, "app"), os.path.join(link, "faultline"))  # this checkout's code, not the installed one
-sys.path.insert(0, link)
-import faultline
-assert faultline.__file__.startswith(link), faultline.__file__
+sys.path.insert(0, root)
+import importlib.util, os
+_app = os.path.join(sys.argv[1], "app")
+if not os.path.isdir(os.path.join(sys.argv[1], "faultline")) and os.path.isfile(os.path.join(_app, "__init__.py")):
+    # the import name is faultline, the folder app/ (pyproject.toml maps them): an installed editable
+    # package would otherwise resolve faultline to the current tree, for the old checkout too
+    _spec = importlib.util.spec_from_file_location("faultline", os.path.join(_app, "__init__.py"),
+                                                   submodule_search_locations=[_app])
+    _mod = importlib.util.module_from_spec(_spec)
+    sys.modules["faultline"] = _mod
+    _spec.loader.exec_module(_mod)
 from faultline.kbfiles import load_kb
 from faultline.matching.index import MatchIndex
 from faultline.render.match import match_text
@@ -47,10 +53,18 @@ print(statistics.median(times))
 """
 
 _LINES = r"""
-import json, os, sys, tempfile
-link = tempfile.mkdtemp()
-os.symlink(os.path.join(sys.argv[1], "app"), os.path.join(link, "faultline"))
-sys.path.insert(0, link)
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import importlib.util, os
+_app = os.path.join(sys.argv[1], "app")
+if not os.path.isdir(os.path.join(sys.argv[1], "faultline")) and os.path.isfile(os.path.join(_app, "__init__.py")):
+    # the import name is faultline, the folder app/ (pyproject.toml maps them): an installed editable
+    # package would otherwise resolve faultline to the current tree, for the old checkout too
+    _spec = importlib.util.spec_from_file_location("faultline", os.path.join(_app, "__init__.py"),
+                                                   submodule_search_locations=[_app])
+    _mod = importlib.util.module_from_spec(_spec)
+    sys.modules["faultline"] = _mod
+    _spec.loader.exec_module(_mod)
 from faultline.kbfiles import load_kb
 es = load_kb(sys.argv[1] + "/kb", lenient=True).entries
 json.dump([s.examples[0] for e in es for s in e.signatures][: int(sys.argv[2])], open(sys.argv[3], "w"))
