@@ -28,10 +28,12 @@ def index() -> MatchIndex:
 def test_the_result_has_no_language_in_it(index):
     res = match(index, OOM_THEN_TIMEOUTS.read_text())
     assert res.config == DEFAULT.id
-    codes = {r.code for m in res.matches for r in m.why}
+    folded = [c.match for m in res.matches for c in m.consequences]  # the timeouts, under the OOM
+    codes = {r.code for m in res.matches + folded for r in m.why}
     assert {"signature_matched", "explains_root_cause", "consequence_elsewhere"} <= codes
-    for m in res.matches:
-        for r in m.why:
+    assert {c.reason.code for m in res.matches for c in m.consequences} == {"symptom_of_cause", "wrapper_of_cause"}
+    for m in res.matches + folded:
+        for r in m.why + [c.reason for c in m.consequences]:
             assert r.code in MESSAGES and all(not isinstance(v, str) or not CJK.search(v) for v in r.params.values())
             # parameters are data (names, numbers), not sentences
             assert all(not isinstance(v, str) or " " not in v for v in r.params.values()), r

@@ -182,3 +182,23 @@ def test_the_faultline_run_sample_is_what_it_prints(served):
     for line in shown.splitlines():
         head = line.split("…", 1)[0].rstrip()
         assert head in real, f"README's faultline run sample drifted: {head!r} not in\n{real}"
+
+
+def test_the_match_sample_shows_every_key_of_a_real_answer(served):
+    """The README's /match JSON sample is a real answer, cut: every key a real answer has (top level, a
+    match, a workaround, a reason, the root cause, the verdict) is in it, so no field goes unmentioned."""
+    svc, work, env = served
+    text = README.read_text()
+    i = text.index("Real output (the first workaround")
+    shown = json.loads(text[text.index("```json\n", i) + 8:text.index("\n```", text.index("```json\n", i) + 8)])
+    import httpx
+
+    real = httpx.post(f"{svc.base}/match", json={"text": shown["matches"][0]["matched"]["line"], "limit": 3},
+                      timeout=60).json()
+    pairs = [(real, shown), (real["matches"][0], shown["matches"][0]),
+             (real["matches"][0]["workarounds"][0], shown["matches"][0]["workarounds"][0]),
+             (real["matches"][0]["why"][0], shown["matches"][0]["why"][0]),
+             (real["root_cause"], shown["root_cause"]), (real["verdict"], shown["verdict"])]
+    for r, s in pairs:
+        assert set(r) <= set(s), f"README's /match sample lacks {sorted(set(r) - set(s))}"
+    assert real["matches"][0]["id"] == shown["matches"][0]["id"]

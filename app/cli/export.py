@@ -5,8 +5,8 @@ from pathlib import Path
 
 import sys
 
-from faultline.cli.common import add_db, missing_db
-from faultline.settings import default_db
+from faultline.cli.common import add_db, local_db, missing_db
+from faultline.settings import db_from_environment
 
 
 def register(sub) -> None:
@@ -26,12 +26,14 @@ def run(args) -> int:
     if out.exists() and not out.is_dir():
         print(f"faultline export: --out {args.out} is a file; give a folder", file=sys.stderr)
         return 2
-    if why := missing_db(args.db or default_db()):
+    named = args.db or db_from_environment()  # a named database is read as it is; the per-user one is built
+    if named and (why := missing_db(named)):
         print(f"faultline export: {why}", file=sys.stderr)
         return 2
-    entries, guides = kb_from_db(args.db or default_db(), args.kb)
+    db = local_db(args.db, args.kb)
+    entries, guides = kb_from_db(db, args.kb)
     from faultline.store.written import read_counts
 
-    n = export_dir(entries, guides, args.format, args.lang, Path(args.out), read_counts(args.db or default_db()))
+    n = export_dir(entries, guides, args.format, args.lang, Path(args.out), read_counts(db))
     print(f"wrote {n} files to {args.out}")
     return 0

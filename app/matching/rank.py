@@ -198,10 +198,10 @@ def fold_consequences(root: Line | None, root_is_cause: bool, confident: list[En
             keep.append(m)
             continue
         on_line = any(h.line.no == root.no or h.line.block == root.no for h in m.hits)
-        if cause.entry_id in m.led_from:
-            code = "led_from_cause"
-        elif m.role == "wrapper":
+        if m.role == "wrapper":  # a launcher's report of this failure, whatever the KB relates
             code = "wrapper_of_cause"
+        elif cause.entry_id in m.led_from:
+            code = "led_from_cause"
         elif m.role == "symptom" and not on_line:
             code = "symptom_of_cause"
         else:

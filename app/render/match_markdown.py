@@ -22,7 +22,7 @@ def match_markdown(res: dict[str, Any], lang: str = "en", server: str | None = N
     rc = res.get("root_cause")
     if rc:
         rank = f" ({L['rank']} {rc['rank']})" if rc.get("rank") is not None else ""
-        out += [f"**{L['root_cause_line']}{rank}** (line {rc.get('line_no')}):", "", _code(rc["line"]), ""]
+        out += [f"**{L['root_cause_line']}{rank}** ({L['at_line'].format(n=rc.get('line_no'))}):", "", _code(rc["line"]), ""]
         if rc.get("text"):
             out += [rc["text"], ""]
     if res.get("verdict"):

@@ -105,7 +105,11 @@ def run_script(entry_id: str, name: str, script: str, args: list[str] | None = N
 
 def _missing_error(entry_id: str, out: str) -> str | None:
     """Why ``out`` does not show the entry's error, or None when one of its signatures matches a line."""
-    import yaml  # a dependency of transformers/accelerate; installed with them
+    try:
+        import yaml  # PyYAML: in the generating environment, `pip install pyyaml` beside torch
+    except ModuleNotFoundError:
+        raise SystemExit("tools/examples/generate.py needs PyYAML to read the entries: "
+                         "pip install pyyaml (in the environment that has torch)") from None
 
     path = next((p for p in (ENTRIES / f"{entry_id}.yaml", ENTRIES / f"{entry_id}.json") if p.exists()), None)
     if path is None:
