@@ -76,3 +76,13 @@ def test_a_when_that_is_not_re2_is_refused(kb_copy):
     with pytest.raises(KBError) as exc:
         load_kb(kb_copy)
     assert "RE2" in str(exc.value.problems[0])
+
+
+def test_a_timeout_with_no_earlier_error_takes_the_launchers_report_under_it(started_service):  # noqa: F811
+    """Four ranks time out and torchrun reports the failed child; no rank shows an earlier error: the
+    timeout is the one answer, and torchrun's report (a 10% wrapper) is under it, not a second match."""
+    res = match(started_service, KB / "examples" / "pytorch" / "nccl-timeout-allreduce"
+                / "torch22-watchdog-terminated-4ranks.composed.log")
+    assert [m["id"] for m in res["matches"]] == ["pytorch/nccl-timeout-allreduce"]
+    assert {c["id"]: c["reason"]["code"] for c in res["matches"][0]["consequences"]} == {
+        "pytorch/elastic-child-failed": "wrapper_of_cause"}

@@ -187,9 +187,11 @@ def fold_consequences(root: Line | None, root_is_cause: bool, confident: list[En
     on another line (a timeout or closed connection on the other ranks), a launcher's report (a wrapper:
     torchrun's ChildFailedError) and any entry the KB says it leads to go under it as consequences.
     Only one match may claim the first failure: a later match of the same line is an alternative to it."""
-    if root is None or not root_is_cause:
+    if root is None:
         return confident
-    cause = next((m for m in confident if m.on_root and m.role == "cause"), None)
+    # the match that explains the first failure: a cause; or, when the first failure is itself a symptom
+    # (a timeout with no earlier error in the log), that symptom's match, which then takes only wrappers
+    cause = next((m for m in confident if m.on_root and (m.role == "cause" or not root_is_cause)), None)
     if cause is None:
         return confident
     keep: list[EntryMatch] = []
@@ -200,9 +202,9 @@ def fold_consequences(root: Line | None, root_is_cause: bool, confident: list[En
         on_line = any(h.line.no == root.no or h.line.block == root.no for h in m.hits)
         if m.role == "wrapper":  # a launcher's report of this failure, whatever the KB relates
             code = "wrapper_of_cause"
-        elif cause.entry_id in m.led_from:
+        elif root_is_cause and cause.entry_id in m.led_from:
             code = "led_from_cause"
-        elif m.role == "symptom" and not on_line:
+        elif root_is_cause and m.role == "symptom" and not on_line:
             code = "symptom_of_cause"
         else:
             if m.on_root:
