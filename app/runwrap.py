@@ -61,6 +61,7 @@ class RunResult:
     tail: str  # the end of stdout and stderr together, in arrival order
     interrupted: bool  # faultline forwarded a signal to the command (the user stopped it)
     output_closed: bool = False  # faultline's stdout was closed by its reader (`| head`): nobody reads on
+    stopped_by: int | None = None  # the first signal faultline received and passed on (SIGINT: Ctrl-C)
 
 
 class CommandNotFound(Exception):
@@ -199,7 +200,7 @@ def _supervise(proc: subprocess.Popen, tail_bytes: int, received: list[int]) -> 
             _stop(proc)
     sig = -rc if rc < 0 else None
     return RunResult(returncode=128 + sig if sig else rc, signal=sig, tail=tail.text(), interrupted=bool(received),
-                     output_closed=sys.stdout.fileno() in broken)
+                     output_closed=sys.stdout.fileno() in broken, stopped_by=received[0] if received else None)
 
 
 def _stop(proc: subprocess.Popen) -> None:

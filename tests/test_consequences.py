@@ -86,3 +86,27 @@ def test_a_timeout_with_no_earlier_error_takes_the_launchers_report_under_it(sta
     assert [m["id"] for m in res["matches"]] == ["pytorch/nccl-timeout-allreduce"]
     assert {c["id"]: c["reason"]["code"] for c in res["matches"][0]["consequences"]} == {
         "pytorch/elastic-child-failed": "wrapper_of_cause"}
+
+
+def test_no_weak_match_stands_beside_a_known_first_failure():
+    """Over every example log of the KB whose first failure an entry explains: the main list holds no
+    match below 50% confidence (consequences, wrappers and weaker readings go under the cause), and at
+    most one match claims the first failure."""
+    from faultline.kbfiles import load_kb
+    from faultline.matching.index import MatchIndex
+    from faultline.render.match import match_text
+
+    index = MatchIndex.build(load_kb(KB).entries)
+    checked = 0
+    for path in sorted((KB / "examples").rglob("*.log")):
+        if "negative" in path.parts:
+            continue
+        res = match_text(index, path.read_text(errors="replace"))
+        if not (res["root_cause"] or {}).get("entry"):
+            continue
+        checked += 1
+        weak = [(m["id"], m["confidence"]) for m in res["matches"] if m["confidence"] < 0.5]
+        assert not weak, (path.name, weak)
+        claims = [m["id"] for m in res["matches"] if m["root_cause_match"] and not m.get("alternative_to")]
+        assert len(claims) <= 1, (path.name, claims)
+    assert checked > 500

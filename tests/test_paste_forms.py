@@ -358,7 +358,10 @@ RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78
     res = match_text(index, log)
     assert top(res) == "pytorch/gloo-collective-timeout"
     assert res["root_cause"]["entry"] == "pytorch/gloo-collective-timeout" and res["root_cause"]["rank"] == 1
-    assert [m["id"] for m in res["matches"]][-1] == "pytorch/mp-spawn-process-raised"
+    # the spawn wrapper's report is listed under the child's own error, not as an answer
+    assert [m["id"] for m in res["matches"]] == ["pytorch/gloo-collective-timeout"]
+    assert {c["id"]: c["reason"]["code"] for c in res["matches"][0]["consequences"]} == {
+        "pytorch/mp-spawn-process-raised": "wrapper_of_cause"}
 
 
 def test_a_message_wrapped_onto_the_next_line_still_matches(index):

@@ -78,17 +78,21 @@ def test_a_warning_never_outranks_the_exception_that_ended_the_run(plain):
     res = match_text(plain, LOG)
     assert res["root_cause"]["line_no"] == 6 and res["root_cause"]["entry"] == OOM_ID
     ids = [m["id"] for m in res["matches"]]
-    assert ids[0] == OOM_ID and ids.index(WARN_ID) > ids.index(OOM_ID)
+    assert ids == [OOM_ID]  # the warning is no second answer: it is listed under the exception
+    assert {"id": WARN_ID, "code": "before_first_failure"} in [
+        {"id": c["id"], "code": c["reason"]["code"]} for c in res["matches"][0]["consequences"]]
 
 
 def test_unless_the_kb_says_the_warning_leads_to_it():
     res = match_text(_kb({WARN_ID: [OOM_ID]}), LOG)
     assert res["root_cause"]["line_no"] == 2 and res["root_cause"]["entry"] == WARN_ID
     ids = [m["id"] for m in res["matches"]]
-    assert ids[0] == WARN_ID
-    warn, oom = res["matches"][0], res["matches"][ids.index(OOM_ID)]
-    assert warn["leads_to"] == [OOM_ID] and oom["led_from"] == [WARN_ID]
-    assert "leads_to" in [w["code"] for w in warn["why"]] and "led_from" in [w["code"] for w in oom["why"]]
+    assert ids == [WARN_ID]
+    warn = res["matches"][0]
+    assert warn["leads_to"] == [OOM_ID] and "leads_to" in [w["code"] for w in warn["why"]]
+    # what it leads to is listed under it, as the KB says
+    assert {"id": OOM_ID, "code": "led_from_cause"} in [
+        {"id": c["id"], "code": c["reason"]["code"]} for c in warn["consequences"]]
 
 
 def test_leads_to_puts_the_cause_first_even_when_the_consequence_comes_first():

@@ -85,6 +85,10 @@ def _attempt(argv: list[str], args) -> tuple[int, dict | None, bool]:
 
     result = run_command(argv)
     stopped = result.interrupted or result.returncode == 128 + signal.SIGINT  # Ctrl-C, at faultline or the terminal
+    # Ctrl-C: SIGINT passed on by faultline, or the command's own death by SIGINT from the terminal
+    ctrl_c = result.stopped_by == signal.SIGINT or (result.stopped_by is None and stopped)
+    if stopped and not ctrl_c:  # stopped by SIGTERM / SIGHUP / SIGQUIT sent to faultline: no diagnosis
+        return result.returncode, None, True
     if result.output_closed:  # `faultline run -- cmd | head`: the reader left, as it meant to; no diagnosis
         return result.returncode, None, True
     if result.returncode == 0:

@@ -38,6 +38,8 @@ MESSAGES: dict[str, str] = {
     "symptom_of_cause": N_("a consequence of %(entry)s, the first failure: another rank or process stopped waiting for it"),
     "wrapper_of_cause": N_("the launcher's report of the failure that %(entry)s explains"),
     "led_from_cause": N_("a consequence of %(entry)s, the first failure (the knowledge base says it leads here)"),
+    "before_first_failure": N_("printed before the first failure that %(entry)s explains, and not what ended the run"),
+    "after_first_failure": N_("seen later in the log, after the first failure that %(entry)s explains; not an answer of its own"),
     "alternative_reading": N_("another reading of the same line; %(entry)s explains the first failure better"),
     "consequence_of_interrupt": N_("a consequence of stopping the run (Ctrl-C), not an error of the job"),
 }

@@ -192,7 +192,7 @@ def fold_consequences(root: Line | None, root_is_cause: bool, confident: list[En
     # the match that explains the first failure: a cause; or, when the first failure is itself a symptom
     # (a timeout with no earlier error in the log), that symptom's match, which then takes only wrappers
     cause = next((m for m in confident if m.on_root and (m.role == "cause" or not root_is_cause)), None)
-    if cause is None:
+    if cause is None or cause.applies is False:  # the versions given rule it out: it explains nothing here
         return confident
     keep: list[EntryMatch] = []
     for m in confident:
@@ -206,6 +206,14 @@ def fold_consequences(root: Line | None, root_is_cause: bool, confident: list[En
             code = "led_from_cause"
         elif root_is_cause and m.role == "symptom" and not on_line:
             code = "symptom_of_cause"
+        elif m.confidence < 0.5:
+            # a weaker match: seen after the first failure, or a weaker reading of its line; not an answer
+            if on_line or m.on_root:
+                code = "alternative_reading"
+            elif all(h.line.no < root.no for h in m.hits):
+                code = "before_first_failure"  # e.g. a warning printed earlier, which the KB does not relate to it
+            else:
+                code = "after_first_failure"
         else:
             if m.on_root:
                 m.alternative_to = cause.entry_id

@@ -107,7 +107,7 @@ class ConsequenceOut(BaseModel):
     role: str = Field(description="cause | symptom | wrapper")
     line_no: int = Field(description="the line where it was seen")
     rank: Optional[int] = None
-    reason: ReasonOut = Field(description="why it is a consequence: symptom_of_cause, wrapper_of_cause or led_from_cause")
+    reason: ReasonOut = Field(description="why it is a consequence: symptom_of_cause, wrapper_of_cause, led_from_cause, after_first_failure or before_first_failure (a weaker match on another line), alternative_reading (a weaker reading of the same line)")
     url: str
 
 
