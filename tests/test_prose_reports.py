@@ -59,10 +59,17 @@ def test_a_short_report_that_names_a_kill_or_an_oom(index, text, expected):
     "Hint: If you want to see a list of allocated tensors when OOM happens, add report_tensor_allocations_upon_oom",
     "TensorFlow OOM during training: ResourceExhaustedError on the GPU",  # another framework's allocator
     "# note: raise --mem if a step ever shows OOM Killed tasks",  # a comment
-    "cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 25,769,803,776 bytes",  # an exception line
 ])
 def test_words_that_are_no_report_of_a_memory_kill_or_a_pytorch_oom(index, text):
     assert match_text(index, text)["matches"] == [], text
+
+
+def test_another_frameworks_oom_exception_line_is_no_prose_report(index):
+    """CuPy's own exception line is read by its own entry's signature, never by the prose reader as a
+    PyTorch OOM or a host kill."""
+    res = match_text(index, "cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 25,769,803,776 bytes")
+    assert [m["id"] for m in res["matches"]] in ([], ["cupy/out-of-memory"])
+    assert all(w["params"].get("sig") != "short-paste" for m in res["matches"] for w in m["why"])
 
 
 def test_a_long_log_is_no_short_report():

@@ -385,7 +385,8 @@ def test_a_postgresql_outage_leaves_match_answering_from_memory(tmp_path):
 def _summary(body: dict) -> tuple:
     rc = body.get("root_cause") or {}
     return (rc.get("entry"), rc.get("line"), [m["id"] for m in body["matches"]],
-            {k: v for k, v in body["log"]["dropped"].items()})
+            {k: v for k, v in body["log"]["dropped"].items()},
+            sorted(c["id"] for m in body["matches"] for c in m["consequences"]))
 
 
 @pytest.mark.parametrize("paste", ["examples", "tracebacks"])
@@ -401,7 +402,8 @@ def test_the_answer_to_a_big_paste_does_not_depend_on_the_cpu_budget(client, mon
         answers.append(_summary(body))
     assert all(a == answers[0] for a in answers), "the same paste must get the same answer"
     if paste == "examples":
-        assert answers[0][0] is not None and len(answers[0][2]) == 50
+        # many entries matched: the answers, and what the first failure explains under them
+        assert answers[0][0] is not None and len(answers[0][2]) + len(answers[0][4]) >= 50
 
 
 def test_the_cpu_safety_net_still_stops_a_runaway_match(client, monkeypatch):
