@@ -102,9 +102,27 @@ def test_faultline_mcp_from_a_fresh_install(installed):
                         "clientInfo": {"name": "test", "version": "0"}}},
             {"jsonrpc": "2.0", "method": "notifications/initialized"},
             {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
-    r = subprocess.run(["faultline", "mcp"], cwd=work, env=env, capture_output=True, text=True, timeout=600,
-                       input="".join(json.dumps(m) + "\n" for m in msgs))
-    answers = {a.get("id"): a for a in map(json.loads, r.stdout.splitlines()) if a.get("id")}
-    assert 2 in answers, (r.stdout[-2000:], r.stderr[-2000:])
+    # stdin stays open until the answer to tools/list has come (a closed stdin ends the server)
+    proc = subprocess.Popen(["faultline", "mcp"], cwd=work, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    answers: dict = {}
+    try:
+        for m in msgs:
+            proc.stdin.write(json.dumps(m) + "\n")
+            proc.stdin.flush()
+            if "id" not in m:
+                continue
+            while m["id"] not in answers:  # readline blocks until the server answers (or ends: "")
+                line = proc.stdout.readline()
+                assert line, proc.stderr.read()[-2000:]
+                a = json.loads(line)
+                if a.get("id") is not None:
+                    answers[a["id"]] = a
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
     names = {t["name"] for t in answers[2]["result"]["tools"]}
     assert {"match_log", "get_entry", "search_entries"} <= names
