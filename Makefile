@@ -47,7 +47,7 @@ PG_TESTS := tests --ignore=tests/e2e --ignore=tests/test_kb.py --ignore=tests/te
 PG_PORT ?= 5432
 PG_UP := $(BIN)/python -c 'import socket; socket.create_connection(("127.0.0.1", $(PG_PORT)), timeout=3).close()'
 
-# every test on SQLite (about 13 minutes on 2 cores), then the database tests again on PostgreSQL (about 10)
+# every test on SQLite (about 16 minutes on 2 quiet cores), then the database tests again on PostgreSQL (about 10)
 test: setup
 	@echo "== make test, pass 1 of 2: every test on SQLite"
 	$(BIN)/python -m pytest -q tests
