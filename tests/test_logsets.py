@@ -305,6 +305,9 @@ def test_bad_uploads_get_a_clear_422(client):
     for field in ({"limit": "51"}, {"limit": "two"}, {"lang": "fr"}):
         r = upload(client, files_of(SPAWN)[:1], **field)
         assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_request", field
+    r = client.post("/match", files=[("files", ("a.log", b"RuntimeError: boom\n", "text/plain")),
+                                     ("environment", (None, "{}")), ("environment", (None, "[]"))])
+    assert r.status_code == 422 and "environment" in r.json()["error"]["message"], r.text  # one value per field
     r = upload(client, [("broken.zip", b"PK\x03\x04" + b"\0" * 40)])
     assert r.status_code == 422 and r.json()["error"]["code"] == "bad_archive"
 
