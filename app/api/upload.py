@@ -66,6 +66,8 @@ async def match_upload(request: Request, lang: Any, limit: int | None) -> JSONRe
                 items.append((value.filename or key, data))
         elif key == "text" and value.strip():
             items.append(("pasted text", value.encode("utf-8")))
+        elif key not in ("environment", "lang", "limit"):
+            continue  # a field the form does not declare is ignored, as the schema allows
         elif key in fields:
             await form.close()
             raise ApiError(422, "invalid_request", f"the form field '{key}' is given more than once; give it once")
