@@ -41,3 +41,14 @@ def test_no_machine_paths_in_examples():
         text = ex.read()
         for leak in (str(REPO), ".venv-gen", "fl-gen-", "python-build."):  # the checkout, generator temp dirs
             assert leak not in text, (ex.path, leak)
+
+
+def test_no_entry_was_written_from_a_blind_report():
+    """The blind set measures recall on threads nobody writing an entry has read: an entry that lists one
+    of them in seen_in must be declared in the set's manifest (read_for_entry), so the figure says so."""
+    import json
+    manifest = json.loads((REPO / "bench" / "blind" / "manifest.json").read_text())
+    declared = {row["url"] for row in manifest.values() if row.get("read_for_entry")}
+    blind = {row["url"] for row in manifest.values()} - declared
+    cited = {(e.id, u) for e in load_kb(KB).entries for u in e.seen_in if u.rstrip("/") in blind}
+    assert not cited, f"entries cite blind reports' threads: {sorted(cited)}"
