@@ -317,16 +317,28 @@ def test_the_record_is_shown_in_the_json_and_on_the_page(kb_copy, tmp_path):
         assert "已在 transformers 4.37.0\u20135.25.0 中核对过这条消息" in zh and "测试用的理由" in zh
 
 
-def test_a_release_that_cannot_be_fetched_is_stood_in_for_by_the_next(tmp_path):
-    versions = ["1.0.0", "1.1.0", "1.2.0", "1.3.0"]
-    cache = seeded_cache(tmp_path, "demo", {"1.1.0", "1.2.0", "1.3.0"}, versions)
-    cache.text_path("pypi", "demo", "1.0.0").unlink()  # as if its wheel could not be downloaded
-    rel = Releases(cache, offline=True)
+def record_with_one_release_unfetchable(tmp_path, versions: list[str], present: set[str], gone: str) -> dict:
+    """The record of a claim on every release of "demo" when ``gone``'s wheel could not be downloaded."""
+    cache = seeded_cache(tmp_path, "demo", present, versions)
+    cache.text_path("pypi", "demo", gone).unlink()
     sig = Signature(name="arch", pattern=PATTERN, examples=["x"], versions="demo (all)")
     old = {"name": "arch", "claim_from": "record", "source": "pypi", "package": "demo", "lo": None, "hi": None,
            "below": None}
-    r = verify_signature("t/x", sig, old, rel, "2026-12-04").record
+    return verify_signature("t/x", sig, old, Releases(cache, offline=True), "2026-12-04").record
+
+
+def test_a_release_that_cannot_be_fetched_is_stood_in_for_by_the_next(tmp_path):
+    r = record_with_one_release_unfetchable(tmp_path, ["1.0.0", "1.1.0", "1.2.0", "1.3.0"],
+                                            {"1.1.0", "1.2.0", "1.3.0"}, "1.0.0")
     assert r["first_present"] == "1.1.0" and r["unavailable"] == ["1.0.0"]
+
+
+def test_an_unfetchable_newest_release_is_stood_in_for_by_the_next_older(tmp_path):
+    """The newest release missing from this machine's index (a pip constraint) must not leave the top of an
+    open range unsearched: the next older release stands in for it."""
+    versions = [f"1.{i}.0" for i in range(10)]
+    r = record_with_one_release_unfetchable(tmp_path, versions, set(versions[:-1]), "1.9.0")
+    assert r["last_present"] == "1.8.0" and r["unavailable"] == ["1.9.0"]
 
 
 def test_a_platform_wheel_package_lists_releases_of_every_python_it_downloads_for(monkeypatch):

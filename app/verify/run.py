@@ -75,11 +75,15 @@ def verify_signature(entry_id: str, sig, old: Optional[dict], rel: Releases, tod
                 seen[v] = p
         live = [r for r in releases if r not in skipped]
         todo = [v for v in choose.next_to_check(live, seen) if v not in seen]
-        # a release that cannot be fetched is stood in for by the next newer one not yet tried
+        # a release that cannot be fetched is stood in for by the next newer one not yet tried, or, when
+        # no newer one is left (the newest release is not on this machine's index), by the next older one:
+        # otherwise an open range's top would never be searched
         for v in newly_skipped:
             later = [r for r in releases[releases.index(v) + 1:] if r not in skipped and r not in seen]
-            if later and later[0] not in todo:
-                todo.append(later[0])
+            earlier = [r for r in reversed(releases[:releases.index(v)]) if r not in skipped and r not in seen]
+            stand_in = later[0] if later else earlier[0] if earlier else None
+            if stand_in and stand_in not in todo:
+                todo.append(stand_in)
         if not todo:
             break
     rel.cache.save()
