@@ -6,6 +6,8 @@
 - lightning/checkpoint-missing-lightning-version: a plain torch.save'd state dict (no Lightning metadata)
   given to LightningModule.load_from_checkpoint and to Trainer.fit(ckpt_path=...), and an exported {"model": ...} file to Trainer.test(ckpt_path=...) in
   the pytorch_lightning namespace.
+- lightning/epoch-log-sync-dist-warning: validation_step logs a tensor on epoch level without sync_dist=True
+  while training with DDP on two gloo ranks (lightning and pytorch_lightning namespaces).
 
 Needs torch (CPU build) and lightning in the same venv. Nothing is downloaded: the data are random tensors.
 """
@@ -16,6 +18,7 @@ from generators.lightning import _COMMON as _BASE
 
 VAL_CHECK = "lightning/val-check-interval-exceeds-batches"
 NO_VERSION = "lightning/checkpoint-missing-lightning-version"
+SYNC_DIST = "lightning/epoch-log-sync-dist-warning"
 
 # the data and the classifier of the lightning group, plus validation/test steps and an optimizer
 _EXTRA = r'''
@@ -74,6 +77,24 @@ if __name__ == "__main__":
     trainer.test(model, dataloaders=loader(16), ckpt_path="release_v1.pth")
 '''
 
+# validation_step logs "val_loss" without sync_dist; trained with DDP on two gloo ranks
+SYNC_DIST_DDP = r'''
+import warnings
+warnings.filterwarnings("ignore", ".*smaller than the logging interval.*")
+if __name__ == "__main__":
+    L.seed_everything(7)
+    trainer = L.Trainer(max_epochs=1, accelerator="cpu", devices=2, strategy="ddp", logger=False,
+                        enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False)
+    trainer.fit(Module(), train_dataloaders=loader(), val_dataloaders=loader(16))
+'''
+
+# the same in Trainer.test: test_step logs "test_loss" without sync_dist
+SYNC_DIST_TEST = r'''
+if __name__ == "__main__":
+    trainer = L.Trainer(accelerator="cpu", devices=2, strategy="ddp", logger=False, enable_progress_bar=False)
+    trainer.test(Module(), dataloaders=loader(32))
+'''
+
 
 def generate() -> None:
     run_script(VAL_CHECK, "trainer-int-interval-single-process",
@@ -86,5 +107,11 @@ def generate() -> None:
                torchrun={"nproc_per_node": 2}, timeout=300)
     run_script(NO_VERSION, "load-from-checkpoint-plain-state-dict", common() + PLAIN_CKPT_LOAD, timeout=240)
     run_script(NO_VERSION, "trainer-fit-ckpt-path-plain-weights", common() + PLAIN_CKPT_RESUME, timeout=240)
+    run_script(SYNC_DIST, "torchrun-ddp-val-loss-no-sync-dist", common() + SYNC_DIST_DDP,
+               torchrun={"nproc_per_node": 2}, timeout=300)
+    run_script(SYNC_DIST, "pytorch-lightning-ddp-val-loss", common("pytorch_lightning") + SYNC_DIST_DDP,
+               torchrun={"nproc_per_node": 2}, timeout=300)
+    run_script(SYNC_DIST, "torchrun-ddp-trainer-test-no-sync-dist", common() + SYNC_DIST_TEST,
+               torchrun={"nproc_per_node": 2}, timeout=300)
     run_script(NO_VERSION, "pytorch-lightning-test-exported-weights", common("pytorch_lightning") + PLAIN_CKPT_TEST,
                timeout=240)
