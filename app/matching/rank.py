@@ -11,6 +11,7 @@ knows a language: reasons are `Reason(code, params)`; app/render/match.py render
 """
 from __future__ import annotations
 
+import builtins
 import math
 from typing import Any
 
@@ -138,7 +139,9 @@ def truncated_hits(index: MatchIndex, parsed: ParsedLog, already: set[str], cfg:
         for k, needle in enumerate(_needles(ln.text)):
             eids = index.containing(needle, whole=k > 0)
             name, spec = "truncated-text", int(sum(ch.isalnum() for ch in needle[:200]) * cfg.truncated_weight)
-            if not eids and short and not found:  # a title fragment or one quoted phrase
+            if not eids and short and not found and not (k > 0 and _builtin_exception(ln.text)):
+                # a title fragment or one quoted phrase; not the message of Python's own exception alone
+                # ("ZeroDivisionError: division by zero" is a user's bug, whatever prose says "division by zero")
                 eid = index.containing_rare(needle)
                 eids = [eid] if eid else []
                 name, spec = "short-paste", int(-math.log(1 - cfg.short_paste_confidence) * cfg.spec_scale) + 1
@@ -158,6 +161,15 @@ def truncated_hits(index: MatchIndex, parsed: ParsedLog, already: set[str], cfg:
 
 
 SHORT_PASTE_LINES = 2  # a paste this short (a title, one quoted line) may name its entry by a fragment
+
+
+_BUILTIN_EXCEPTIONS = frozenset(n for n in dir(builtins) if n.endswith(("Error", "Exception")))
+
+
+def _builtin_exception(text: str) -> bool:
+    """An exception line of one of Python's own exception classes (ValueError, ZeroDivisionError, ...)."""
+    exc = exception_line(text)
+    return bool(exc) and exc[0].rsplit(".", 1)[-1] in _BUILTIN_EXCEPTIONS
 
 
 def _needles(text: str) -> list[str]:
