@@ -53,11 +53,14 @@ def containing_elided(index: MatchIndex, line: str, max_df: int = 2) -> str | No
     toks = [t for t in set(tokens(line)) if t in index.idf]
     if len(needle) < MIN_CHARS or len(toks) < 3:
         return None
+    # the entries whose texts hold all of the line's words: few, or the line names nothing specific
+    # (the words together, not the rarest alone: a KB that grows uses each word in more entries)
     lists = sorted((index.postings[t] for t in toks), key=len)
-    if len(lists[0]) > max_df:
+    common = set(lists[0]).intersection(*lists[1:])
+    if len(common) > max_df:
         return None
     texts = _elided(index)
-    found = [k for k in lists[0] if needle in texts[k]]
+    found = [k for k in sorted(common) if needle in texts[k]]
     return index._ids[found[0]] if len(found) == 1 else None
 
 
