@@ -198,3 +198,50 @@ def test_the_traceback_scan_skips_only_lines_no_handler_looks_at():
               "ValueError                                Traceback (most recent call last)",
               "╭──── Traceback (most recent call last) ────╮", '  File "x.py", line 1, in f'):
         assert marked(t), t
+
+
+def _buried_oom(root: Path, ranks: int = 64) -> int:
+    """Rank 37 runs out of GPU memory; its process then prints 3,000 more lines (a logger flushing its
+    buffered step records, then wandb's summary) before it exits, so the error is nowhere near the end of
+    its file.  The other ranks time out in their collective ten minutes later, at the end of theirs."""
+    failing = 37
+    for r in range(ranks):
+        d = root / "attempt_0" / str(r)
+        d.mkdir(parents=True)
+        body = [f"[2026-12-04 08:{k // 60 % 60:02d}:{k % 60:02d}] step {k} | loss {2.5 - k * 1e-4:.4f} | 512 tok/s"
+                for k in range(4000)]
+        if r == failing:
+            body += [
+                "Traceback (most recent call last):",
+                '  File "/workspace/train.py", line 88, in <module>',
+                "    loss = model(batch).loss",
+                "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 5 has a total capacity "
+                "of 79.14 GiB of which 1.19 GiB is free. Including non-PyTorch memory, this process has 77.94 GiB "
+                "memory in use. Of the allocated memory 70.11 GiB is allocated by PyTorch, and 6.32 GiB is reserved "
+                "by PyTorch but unallocated.",
+            ]
+            body += [f"[2026-12-04 09:00:{k % 60:02d}] flushed record {k} to /workspace/runs/metrics.jsonl"
+                     for k in range(3000)]
+            body += [f"wandb:   train/loss {k / 1000:.4f}" for k in range(40)]
+        else:
+            body += ["RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] "
+                     "Timed out waiting 1800000ms for recv operation to complete"]
+        (d / "stderr.log").write_text("\n".join(body) + "\n")
+    return failing
+
+
+def test_an_error_in_the_middle_of_a_long_file_is_found_both_ways(index, tmp_path, monkeypatch):
+    failing = _buried_oom(tmp_path)
+    fast = match_files(index, read_paths([str(tmp_path / "attempt_0")], BIG))
+    with monkeypatch.context() as m:
+        _full_path(m)
+        full = match_files(index, read_paths([str(tmp_path / "attempt_0")], BIG))
+    assert _answer(fast) == _answer(full)
+    rc = fast["root_cause"]
+    assert (rc["entry"], rc["rank"], rc["file_line"]) == ("pytorch/cuda-out-of-memory", failing, 4004)
+    f = next(f for f in fast["files"] if f["rank"] == failing)
+    lo, hi = f["left_out"]["from_line"], f["left_out"]["to_line"]
+    assert lo < 4004 < hi  # the head and the tail alone do not hold it
+    assert any(a <= 4001 and 4004 <= b for a, b in f["left_out"]["read"])
+    # the ranks whose middles hold nothing that looks like a failure read no more than before
+    assert all("read" not in g["left_out"] for g in fast["files"] if g["rank"] != failing)

@@ -51,6 +51,19 @@ def _with_file(d: dict[str, Any] | None, merged: Merged, line_key: str = "line_n
         d["line"] = original
 
 
+def _left_out(s) -> dict[str, Any]:
+    """The middle of a long file that was not read whole, and the ranges of it that were."""
+    lo, hi = s.left_out
+    read: list[list[int]] = []
+    for n in s.line_nos:
+        if lo <= n <= hi:
+            if read and read[-1][1] == n - 1:
+                read[-1][1] = n
+            else:
+                read.append([n, n])
+    return {"from_line": lo, "to_line": hi, **({"read": read} if read else {})}
+
+
 def annotate(res: dict[str, Any], merged: Merged, parsed, lang: str) -> dict[str, Any]:
     """The match result of a merged paste, with files and lines named and the multi-file findings."""
     _ = gettext_for(lang)
@@ -92,7 +105,7 @@ def annotate(res: dict[str, Any], merged: Merged, parsed, lang: str) -> dict[str
                      "attempt": s.info.attempt, "lines": s.total_lines,
                      **({"local_rank": True} if s.info.local_rank else {}),
                      **({"time": s.timestamp} if s.timestamp else {}),
-                     **({"left_out": {"from_line": s.left_out[0], "to_line": s.left_out[1]}} if s.left_out else {})}
+                     **({"left_out": _left_out(s)} if s.left_out else {})}
                     for s in merged.sources]
     res["skipped_files"] = merged.skipped
     res["timeline"] = tl

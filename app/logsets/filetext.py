@@ -11,6 +11,8 @@ newlines gives what decoding the whole gives there, replacement characters inclu
 """
 from __future__ import annotations
 
+import re2
+
 from faultline.matching.decode import decode_paste
 
 # line breaks of str.splitlines other than "\n": the ASCII ones, and U+0085, U+2028, U+2029 in UTF-8
@@ -23,6 +25,64 @@ def _only_newlines(data: bytes) -> bool:
     if any(b in data for b in _ASCII_BREAKS):
         return False
     return not any(last in data and seq in data for last, seq in _WIDE_BREAKS)
+
+
+# What a failure looks like on a line, in any library's words.  The middle of a long file, which the
+# head and the tail leave out, is searched for these in one pass over its bytes (RE2, linear time), and
+# the lines around each are read too: a rank whose error is followed by thousands of lines (a teardown,
+# a dump of every thread, a logger flushing) still shows it.  Case-insensitive; words, not messages.
+_FAILURE_MARKS = (r"(?i)traceback \(most recent call last\)|error|exception|fatal|fail|killed|abort"
+                  r"|segmentation fault|core dumped|timed out|timeout|out of memory|nccl warn|terminate called"
+                  r"|what\(\):|\bsig(?:kill|segv|abrt|bus|term|int)\b")
+_MARKS_BYTES = re2.compile(_FAILURE_MARKS.encode())
+_MARKS_TEXT = re2.compile(_FAILURE_MARKS)
+WINDOW_BEFORE = 3  # lines kept before a marked line of the middle
+WINDOW_AFTER = 40  # and after it (a traceback's frames and its exception line come after "Traceback")
+
+
+def _windows(marks: list[int], first: int, last: int, budget: int) -> list[tuple[int, int]]:
+    """Line ranges (first, last, inclusive) around the marked lines, within [first, last], merged where
+    they touch, at most ``budget`` lines in all.  The latest marks are taken first: what ends a run is
+    near the end of its file (and a metric called "error" on every line of a log must not use up the
+    budget at its start)."""
+    out: list[tuple[int, int]] = []  # from the end backwards
+    left = budget
+    for n in reversed(marks):
+        if left <= 0:
+            break
+        if out and n >= out[-1][0]:
+            continue  # inside the window already taken
+        a = max(first, n - WINDOW_BEFORE)
+        b = min(last, n + WINDOW_AFTER, out[-1][0] - 1 if out else last)
+        if b - a + 1 > left:
+            a = max(a, n - left // 4)
+            b = min(b, a + left - 1)
+        if out and b == out[-1][0] - 1:
+            out[-1] = (a, out[-1][1])
+        else:
+            out.append((a, b))
+        left -= b - a + 1
+    return out[::-1]
+
+
+def _marked_lines_bytes(d: bytes, start: int, end: int, first_no: int) -> list[int]:
+    """Line numbers of the marked lines of d[start:end] (whose first line is line ``first_no``), in order:
+    one RE2 search per marked line, the bytes between them counted, never decoded."""
+    out: list[int] = []
+    pos, no = start, first_no
+    while (m := _MARKS_BYTES.search(d, pos, end)) is not None:
+        s = m.start()
+        no += d.count(b"\n", pos, s)
+        out.append(no)
+        nl = d.find(b"\n", s, end)
+        if nl < 0:
+            break
+        pos, no = nl + 1, no + 1
+    return out
+
+
+def _marked_lines_text(lines: list[str], first_no: int) -> list[int]:
+    return [first_no + k for k, line in enumerate(lines) if _MARKS_TEXT.search(line)]
 
 
 def _decode(data: bytes) -> str:
@@ -53,12 +113,13 @@ class FileText:
     def lines(self) -> list[str]:
         return self.text().splitlines()
 
-    def bounded(self, cap: int) -> tuple[list[str], list[int], tuple[int, int] | None, int]:
+    def bounded(self, cap: int, window_lines: int = 0) -> tuple[list[str], list[int], tuple[int, int] | None, int]:
         """(lines, their line numbers, the lines left out (first, last) or None, the number of lines):
-        at most ``cap`` lines, the first fifth and the end (where runs fail), as ``merge._bounded``."""
+        at most ``cap`` lines, the first fifth and the end (where runs fail), as ``merge._bounded``, and
+        up to ``window_lines`` more from the middle: those around a line that looks like a failure."""
         d = self.data
         if not self.plain:
-            return _bounded(self.lines(), cap)
+            return _bounded(self.lines(), cap, window_lines)
         total = d.count(b"\n") + (1 if d and not d.endswith(b"\n") else 0)
         if total <= cap:
             return _bounded(self.lines(), cap)
@@ -70,18 +131,39 @@ class FileText:
         p = len(d) - 1 if d.endswith(b"\n") else len(d)
         for _ in range(tail):
             p = d.rindex(b"\n", 0, p)
-        lines = _decode(d[:pos]).splitlines() + _decode(d[p + 1:]).splitlines()
-        nos = list(range(1, head + 1)) + list(range(total - tail + 1, total + 1))
+        lines = _decode(d[:pos]).splitlines()
+        nos = list(range(1, head + 1))
+        if window_lines > 0:
+            wins = _windows(_marked_lines_bytes(d, pos, p, head + 1), head + 1, total - tail, window_lines)
+            at, no = pos, head + 1  # a byte offset and the line that starts there
+            for a, b in wins:
+                for _ in range(a - no):
+                    at = d.index(b"\n", at) + 1
+                end = at
+                for _ in range(b - a + 1):
+                    end = d.index(b"\n", end) + 1
+                lines += _decode(d[at:end]).splitlines()
+                nos += range(a, b + 1)
+                at, no = end, b + 1
+        lines += _decode(d[p + 1:]).splitlines()
+        nos += range(total - tail + 1, total + 1)
         return lines, nos, (head + 1, total - tail), total
 
 
-def _bounded(lines: list[str], cap: int) -> tuple[list[str], list[int], tuple[int, int] | None, int]:
+def _bounded(lines: list[str], cap: int, window_lines: int = 0) -> tuple[list[str], list[int], tuple[int, int] | None, int]:
     nos = list(range(1, len(lines) + 1))
     if len(lines) <= cap:
         return lines, nos, None, len(lines)
     head = cap // 5
     tail = cap - head
-    return lines[:head] + lines[-tail:], nos[:head] + nos[-tail:], (head + 1, len(lines) - tail), len(lines)
+    total = len(lines)
+    kept = list(range(head))
+    if window_lines > 0:
+        marked = _marked_lines_text(lines[head:total - tail], head + 1)
+        for a, b in _windows(marked, head + 1, total - tail, window_lines):
+            kept += range(a - 1, b)
+    kept += range(total - tail, total)
+    return [lines[i] for i in kept], [nos[i] for i in kept], (head + 1, total - tail), total
 
 
 __all__ = ["FileText"]

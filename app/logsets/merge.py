@@ -23,6 +23,10 @@ from faultline.logsets.layout import FileInfo, recognise
 
 MAX_MERGED_LINES = 18000  # under the parser's MAX_LINES: no file is cut by the parser in the middle of the set
 MIN_FILE_LINES = 40
+# lines read from the middles of long files, around lines that look like a failure (filetext.py), on top
+# of MAX_MERGED_LINES and still under the parser's MAX_LINES; a file takes at most FILE_WINDOW_LINES
+WINDOW_LINES = 1500
+FILE_WINDOW_LINES = 400
 _DIGITS = re2.compile(r"(\d+)")
 _KIND_ORDER = {"error_file": 0, "stderr": 1, "stdout": 2, "log": 3, "pyspy": 4}
 
@@ -123,13 +127,17 @@ def merge(collected: Collected) -> Merged:
         sources.append(Source(recognise(f.name, text.head(2048)), [], [], 0))
     matched = [s for s in sources if s.info.kind != "pyspy"]
     cap = max(MIN_FILE_LINES, MAX_MERGED_LINES // max(1, len(matched)))
+    windows_left = max(0, min(WINDOW_LINES, MAX_MERGED_LINES + WINDOW_LINES - cap * len(matched)))
     for s, text in zip(sources, texts):
         if s.info.kind == "error_file":
             lines, s.timestamp, s.part = error_file_text(text.text())
             s.total_lines = len(lines)
             s.lines, s.line_nos, s.left_out = _bounded(lines, cap)
         else:
-            s.lines, s.line_nos, s.left_out, s.total_lines = text.bounded(cap)
+            s.lines, s.line_nos, s.left_out, s.total_lines = text.bounded(
+                cap, min(FILE_WINDOW_LINES, windows_left) if s.info.kind != "pyspy" else 0)
+            if s.left_out:
+                windows_left -= len(s.lines) - cap
     order = sorted(range(len(sources)), key=lambda i: sort_key(sources[i]))
     sources = [sources[i] for i in order]
     out: list[str] = []

@@ -17,8 +17,7 @@ def _nul_share(data: bytes | str, parity: int, sample: int = 4096) -> float:
     part = data[parity:sample:2]
     if not part:
         return 0.0
-    nul = 0 if isinstance(data, bytes) else "\x00"
-    return sum(1 for b in part if b == nul) / len(part)
+    return part.count("\x00" if isinstance(part, str) else 0) / len(part)
 
 
 def decode_paste(data: bytes) -> Decoded:

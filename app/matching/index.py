@@ -1,8 +1,9 @@
 """The in-memory match index, built once per knowledge-base load.
 
 Candidate selection: every signature's most selective required literal (its
-anchor) goes into one Aho-Corasick automaton.  A query scans its text once
-through the automaton; a signature is run only on the lines where its anchor
+anchor) goes into one RE2 Set (a DFA; an Aho-Corasick automaton, built only
+if the DFA ever gives up, stands in).  A query scans its text once for
+them; a signature is run only on the lines where its anchor
 occurs and that also contain its other required literals, with RE2 (linear
 time, no catastrophic backtracking).  Signatures without a usable literal are
 screened together by RE2 Sets.  The per-query cost grows with the size of the
@@ -19,8 +20,10 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import heapq
 import json
 import math
+import threading
 from array import array
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -38,6 +41,12 @@ from faultline.matching.mask import mask_light, source_files, tokens
 MIN_SPECIFICITY = 14  # letters/digits a signature must insist on (lint)
 MAX_ANCHOR = 16  # any substring of a required literal is itself required: keep anchors short
 REGEX_CACHE = 4096
+_AUTOMATON_LOCK = threading.Lock()
+# the anchors are found by one RE2 Set (a DFA over the text, several times faster than walking the
+# Aho-Corasick automaton from Python); its DFA cache is bounded by this, and where the DFA runs out of
+# it (a text that visits too many states) the automaton answers instead: same anchors, slower.  The
+# automaton is built the first time it is needed (it is as big as the Set: most indexes never need it)
+ANCHOR_SET_MEM = 32 << 20
 
 
 class SignatureError(ValueError):
@@ -115,6 +124,8 @@ class MatchIndex:
         self._rx: OrderedDict[int, object] = OrderedDict()
         self.unanchored_sets: list[tuple[object, list[int]]] = []
         self.automaton = None
+        self._anchor_set = None
+        self._anchors: list[str] = []  # group -> its anchor text
         self._anchor_groups: list[list[int]] = []
         self._anchor_len: list[int] = []
         self._build_anchors()
@@ -153,7 +164,6 @@ class MatchIndex:
 
     def _build_anchors(self) -> None:
         groups: dict[str, int] = {}
-        auto = ahocorasick.Automaton(ahocorasick.STORE_INTS)
         for i, s in enumerate(self.signatures):
             if not s.anchor:
                 continue
@@ -162,11 +172,38 @@ class MatchIndex:
                 g = groups[s.anchor] = len(self._anchor_groups)
                 self._anchor_groups.append([])
                 self._anchor_len.append(len(s.anchor))
-                auto.add_word(s.anchor, g)
+                self._anchors.append(s.anchor)
             self._anchor_groups[g].append(i)
         if groups:
-            auto.make_automaton()
-            self.automaton = auto
+            self._anchor_set = _literal_set(self._anchors)
+
+    def _automaton(self):
+        with _AUTOMATON_LOCK:
+            if self.automaton is None:
+                auto = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+                for g, a in enumerate(self._anchors):
+                    auto.add_word(a, g)
+                auto.make_automaton()
+                self.automaton = auto
+        return self.automaton
+
+    def _anchor_starts(self, haystack: str) -> Iterable[tuple[int, int]]:
+        """(start offset, anchor group) of every occurrence of every anchor in the (lowercased) text."""
+        found = self._anchor_set.Match(haystack) if self._anchor_set is not None else None
+        sentinel = len(self._anchors)
+        if not found or sentinel not in found:  # no sentinel: the DFA gave up; walk the automaton
+            lens = self._anchor_len
+            return [(end - lens[g] + 1, g) for end, g in self._automaton().iter(haystack)]
+        out = []
+        for g in found:
+            if g == sentinel:
+                continue
+            a = self._anchors[g]
+            i = haystack.find(a)
+            while i >= 0:
+                out.append((i, g))
+                i = haystack.find(a, i + 1)
+        return out
 
     def _build_unanchored_sets(self) -> None:
         """Signatures without a usable literal are screened together by RE2 Sets (one pass per Set)."""
@@ -236,10 +273,14 @@ class MatchIndex:
             return []
         qn = math.sqrt(sum(v * v for v in q.values())) or 1.0
         scores: dict[int, float] = {}
+        get = scores.get
         for t, w in q.items():
+            ww = w * w
             for k in self.postings.get(t, ()):
-                scores[k] = scores.get(k, 0.0) + w * w
-        ranked = sorted(((s / (qn * self._norm[k]), self._ids[k]) for k, s in scores.items()), reverse=True)
+                scores[k] = get(k, 0.0) + ww
+        norm, ids = self._norm, self._ids
+        # the best few, as sorting them all would give them (ties: the greater id first)
+        ranked = heapq.nlargest(limit + len(exclude or ()), ((s / (qn * norm[k]), ids[k]) for k, s in scores.items()))
         out = [(eid, round(s, 3)) for s, eid in ranked if not exclude or eid not in exclude]
         return out[:limit]
 
@@ -303,10 +344,10 @@ class MatchIndex:
                 starts.append(pos)
                 pos += len(low) + 1
         todo: dict[int, set[int]] = {}
-        if self.automaton is not None:
-            groups, lens = self._anchor_groups, self._anchor_len
-            for end, g in self.automaton.iter(haystack):
-                li = bisect.bisect_right(starts, end - lens[g] + 1) - 1
+        if self._anchors:
+            groups = self._anchor_groups
+            for start, g in self._anchor_starts(haystack):
+                li = bisect.bisect_right(starts, start) - 1
                 for sid in groups[g]:
                     todo.setdefault(sid, set()).add(li)
         everywhere = range(len(lines))
@@ -316,9 +357,11 @@ class MatchIndex:
                 todo[sid] = set(everywhere)
         out: list[Hit] = []
         tried = 0
+        in_text: dict[str, bool] = {}  # a context word searched for once per text, whatever shares it
         for sid, line_ids in todo.items():
             sig = self.signatures[sid]
-            if sig.context and not any(c in haystack for c in sig.context):
+            if sig.context and not any(in_text[c] if c in in_text else in_text.setdefault(c, c in haystack)
+                                       for c in sig.context):
                 continue
             rx = None
             for li in sorted(line_ids):
@@ -337,6 +380,21 @@ class MatchIndex:
 
     def parse(self, text: str) -> ParsedLog:
         return parse_log(text)
+
+
+def _literal_set(literals: list[str]):
+    """An RE2 Set of the literals, in order, and one last pattern that matches every text (its end): a Match
+    without it means the DFA ran out of memory (RE2 then answers "no match"), not that none occurs."""
+    opts = _options(False, ANCHOR_SET_MEM)
+    rset = re2.Set.SearchSet(opts)
+    try:
+        for lit in literals:
+            rset.Add(re2.escape(lit))
+        rset.Add(r"\z")
+        rset.Compile()
+    except re2.error:  # type: ignore[attr-defined]
+        return None
+    return rset
 
 
 def _whole_in(text: str, needle: str) -> bool:

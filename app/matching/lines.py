@@ -7,7 +7,7 @@ from typing import Literal
 LineKind = Literal["text", "frame", "code", "traceback", "exception", "what", "cpp", "cppframe", "nccl", "chain"]
 
 
-@dataclass
+@dataclass(slots=True)
 class Line:
     no: int  # 1-based line number in the paste
     raw: str

@@ -128,13 +128,31 @@ _GROUPS_OF = {f"k{i}_{kind}": (kind, tuple(range(_ANY_PREFIX.groupindex[f"k{i}_{
 _RANK_R = re.compile(r"\[rank\s*(\d+)\]:\s?")
 
 
+# A text whose first word (no blank, no colon) is followed by blanks and then by anything but "[", "|",
+# ":" or "-" holds no prefix of _ANY_PREFIX: a host, a logger's or a container's name, "stderr",
+# "rank3", "INFO:root:" is one word that holds or is followed by ":", or is followed (after blanks) by
+# "[", "|" or "-"; "stdout F " (CRI) and glog's "E1203 " are the exceptions and are tried in full.
+# Most lines of a log are ordinary words after their prefixes ("step 12 | loss ..."): one short
+# match instead of the whole alternation (tests/test_logparse_prefixes.py checks the two agree).
+_NO_PREFIX = re.compile(r"(?![IWEF]\d)(?!(?:stdout|stderr|STDOUT|STDERR)\s)[A-Za-z][^\s:]{0,599}\s+[^\s\[|:-]")
+
+
 def _strip(raw: str) -> tuple[str, int | None, float | None]:
     """Remove host, rank, timestamp and log-level prefixes (in any order, repeatedly)."""
     text = raw.rstrip("\r\n").lstrip("\x00")
     rank: int | None = None
     ts: float | None = None
-    for _ in range(8):
+    rounds = 8  # prefixes taken off at most
+    if text[:5] == "[rank" and (m := _RANK_R.match(text)):  # the usual first prefix of a merged or torch log
+        rank = int(m.group(1))
+        text = text[m.end():]
+        if not text or _NO_PREFIX.match(text):
+            return text, rank, ts
+        rounds = 7
+    for _ in range(rounds):
         if not text or text[0] not in _PREFIX_START:
+            break
+        if _NO_PREFIX.match(text):
             break
         if text[0] == "[" and text[1:2] == "r":
             m = _RANK_R.match(text)
@@ -272,6 +290,9 @@ def _join_wrapped(prev: Line, raw: str, sep: str) -> None:
     prev.text += sep + tail
 
 
+_BLANKS = (" ", "\t")
+
+
 def _make_lines(numbered: list[tuple[int, str]], versions: dict[str, str],
                 hints: list = _VERSION_HINTS) -> tuple[list[Line], int, tuple[int, int, int] | None]:
     lines: list[Line] = []
@@ -292,11 +313,20 @@ def _make_lines(numbered: list[tuple[int, str]], versions: dict[str, str],
             # a wrap at a space leaves the space at the end of the first piece (or starts the next with it)
             _join_wrapped(lines[-1], raw, " " if numbered[i - 2][1].rstrip("\r\n")[-1:] in (" ", "\t") else "")
             continue
-        pieces = [stripped] if len(stripped) <= MAX_LINE_CHARS else _pieces(stripped)
+        if len(stripped) <= MAX_LINE_CHARS:  # the common case: one line, one Line
+            text = stripped.strip()
+            ln = Line(no, raw.rstrip(), text, rank, ts, stripped[:1] in _BLANKS)
+            if " NCCL " in text and _NCCL_LINE.match(text):
+                ln.kind = "nccl"
+            if hints:
+                _versions(ln, versions, hints)
+            lines.append(ln)
+            continue
+        pieces = _pieces(stripped)
         split += len(pieces) > 1
         for k, piece in enumerate(pieces):
-            ln = Line(no=no, raw=(raw if len(pieces) == 1 else piece).rstrip(), text=piece.strip(), rank=rank,
-                      ts=ts, indented=k == 0 and piece[:1] in (" ", "\t"))
+            ln = Line(no=no, raw=piece.rstrip(), text=piece.strip(), rank=rank,
+                      ts=ts, indented=k == 0 and piece[:1] in _BLANKS)
             if " NCCL " in ln.text and _NCCL_LINE.match(ln.text):
                 ln.kind = "nccl"
             if hints:

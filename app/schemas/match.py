@@ -280,6 +280,9 @@ class LogOut(BaseModel):
 class LeftOut(BaseModel):
     from_line: int
     to_line: int
+    read: list[tuple[int, int]] = Field(default_factory=list, description=(
+        "the ranges of lines within it (first, last) that were read all the same: the lines around a line "
+        "that looks like a failure (an error, a traceback, a kill), found in one scan of the middle"))
 
 
 class FileOut(BaseModel):

@@ -1,0 +1,86 @@
+"""The parser's quick "no prefix here" test (logparse._NO_PREFIX) never hides a prefix that the full
+alternation of prefixes (logparse._ANY_PREFIX) would take off: on every line of every example log of
+the KB and the held-out sets, on the prefixes each alternative exists for, and on random lines built
+from the characters prefixes are made of.  Were it to, a line's rank, host or timestamp would be lost."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from faultline.matching import logparse
+from faultline.matching.logparse import _ANY_PREFIX, _NO_PREFIX, parse_log
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _suffixes(raw: str):
+    """The line, and what is left of it after each prefix the full alternation takes off."""
+    text = raw.rstrip("\r\n").lstrip("\x00")
+    for _ in range(8):
+        yield text
+        m = _ANY_PREFIX.match(text) if text else None
+        if not m or not m.end():
+            return
+        text = text[m.end():]
+
+
+def _corpus_lines():
+    for base in (ROOT / "kb" / "examples", ROOT / "bench"):
+        for p in sorted(base.rglob("*.log")):
+            yield from p.read_text(encoding="utf-8", errors="replace").splitlines()
+
+
+def test_the_quick_test_agrees_with_the_full_alternation_on_every_real_line():
+    checked = 0
+    for raw in _corpus_lines():
+        for text in _suffixes(raw):
+            if text and _NO_PREFIX.match(text):
+                assert _ANY_PREFIX.match(text) is None, text
+                checked += 1
+    assert checked > 5000  # the corpus is real: thousands of its lines take the quick path
+
+
+@pytest.mark.parametrize("line", [
+    "gpu-node-3: Traceback (most recent call last):",
+    "worker-1: [rank0]: RuntimeError: x",
+    "train-ddp-7c9f-0 [rank1]: RuntimeError: x",
+    "gpu-node-3 [stderr] [rank1]: x",
+    "stdout F RuntimeError: x",
+    "stderr P partial",
+    "trainer-1  | RuntimeError: x",
+    "trainer_2\t| x",
+    "root - ERROR - boom",
+    "my.logger - WARNING - x",
+    "INFO:root:hello there",
+    "python : Traceback (most recent call last):",
+    "rank3: RuntimeError: x",
+    "E1203 12:00:00.123456 123 api.py:12] x",
+    "W1203 12:00:00.123000 123 api.py:12] x",
+    "stderr: Traceback (most recent call last):",
+])
+def test_a_line_with_a_prefix_never_takes_the_quick_path(line):
+    assert _ANY_PREFIX.match(line) is not None, "the example must hold a prefix"
+    assert _NO_PREFIX.match(line) is None
+
+
+def test_random_lines_of_prefix_characters():
+    rng = random.Random(2026)
+    pieces = ["a", "Z", "rank", "3", "E12", "I0", "stdout", "stderr", "F", ":", ": ", " ", "  ", "\t", "-", " - ",
+              "|", " | ", "[", "]", "(", "pid=1", ".", "_1", "INFO", "ERROR", "Traceback", "x.cpp:12]", "12:00:00"]
+    for _ in range(60000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 9)))
+        if _NO_PREFIX.match(text):
+            assert _ANY_PREFIX.match(text) is None, repr(text)
+
+
+def test_ranks_and_times_are_read_with_and_without_the_quick_path(monkeypatch):
+    text = ("[rank3]:step 12 | loss 2.5\n[rank3]:2026-12-04 08:00:01,123 - trainer - INFO - saved\n"
+            "gpu-node-1: [rank5]: RuntimeError: CUDA error: out of memory\nstep 13 | loss 2.4\n")
+    fast = [(ln.text, ln.rank, ln.ts) for ln in parse_log(text).lines]
+    monkeypatch.setattr(logparse, "_NO_PREFIX", logparse.re.compile(r"(?!)"))  # never takes the quick path
+    slow = [(ln.text, ln.rank, ln.ts) for ln in parse_log(text).lines]
+    assert fast == slow
+    assert [r for _, r, _ in fast] == [3, 3, 5, None]
+    assert fast[1][0] == "saved" and fast[1][2] is not None
