@@ -334,3 +334,30 @@ def test_kill_9_during_a_burst_loses_no_acknowledged_report(kind, tmp_path):
     finally:
         store.close()
         cleanup()
+
+
+def test_counts_read_for_a_match_are_fresh_within_a_second_and_at_once_for_own_reports(env, monkeypatch):
+    """/match reads the report counts of the entries it answers through a memo: a report stored by this
+    process counts on its next read; one stored by another replica (another store on the database) once
+    the memo's second is over, never later."""
+    import faultline.store.written as written
+
+    reader = WrittenStore.open(env["target"])  # the process that serves /match
+    other = WrittenStore.open(env["target"])  # another replica
+    try:
+        entry = "pytorch/cuda-out-of-memory"
+        before = (reader.counts_or_none([entry]) or {}).get(entry)
+        n0 = before.fixed if before else 0
+        tok_other = other.create_token("report", "other-replica")[0].id
+        other.add_report(tok_other, entry, "workaround", "w0", 0, True)
+        clock = [written.time.monotonic()]
+        monkeypatch.setattr(written.time, "monotonic", lambda: clock[0])
+        assert ((reader.counts_or_none([entry]) or {}).get(entry) or written.Counts()).fixed == n0  # within the second
+        clock[0] += written.COUNTS_FRESH_S + 0.01
+        assert reader.counts_or_none([entry])[entry].fixed == n0 + 1
+        tok_own = reader.create_token("report", "own")[0].id
+        reader.add_report(tok_own, entry, "workaround", "w0", 0, True)  # no time passes: counted at once
+        assert reader.counts_or_none([entry])[entry].fixed == n0 + 2
+    finally:
+        reader.close()
+        other.close()

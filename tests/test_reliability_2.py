@@ -349,6 +349,9 @@ def test_a_postgresql_outage_leaves_match_answering_from_memory(tmp_path):
                 assert r.status_code == 200 and "evidence_unavailable" not in r.json()
                 assert c.get("/healthz").json()["ready"] is True
                 proxy.stop()  # PostgreSQL is gone for the service
+                # counts read less than a second ago (COUNTS_FRESH_S) still serve; the next read finds the outage
+                wait_until(lambda: c.post("/match", content=OOM.encode(), headers={"Content-Type": "text/plain"})
+                           .json().get("evidence_unavailable") is True, timeout=10)
                 for _ in range(30):
                     r = c.post("/match", content=OOM.encode(), headers={"Content-Type": "text/plain"})
                     assert r.status_code == 200, r.text

@@ -42,7 +42,7 @@ def test_two_replicas_share_reports_and_reloads(tmp_path, kb_copy):
             r = httpx.post(f"{one.base}/errors/{ENTRY}/outcomes", json={"workaround": 1, "worked": True},
                            headers={"Authorization": f"Bearer {secret}"}, timeout=10)
             assert r.status_code == 201, r.text
-            # the other replica counts the report on its next request
+            # the other replica counts the report within a second (COUNTS_FRESH_S: it reads counts again)
             wait_until(lambda: _reports(two.base) == before + 1)
 
             # a reload of kb/ through one `faultline load` reaches both replicas

@@ -4,11 +4,19 @@ A snapshot reads every row once, in one read transaction, and never goes back to
 database: later writes (a reload, a tampered row, a deleted file) cannot change or break it.
 Documents are kept zlib-compressed and parsed on demand into a bounded cache; lists,
 search and facets run on small summaries, so they cost what the page costs, not the KB.
+
+The compressed documents are written to an unnamed temporary file of the snapshot's own (unlinked at
+once: nothing else can open it) and read through a memory map: the pages of the documents no request
+reads stay on disk instead of in the service's memory (a third of it at 25,000 entries), and the
+kernel may drop the others again.  Where no temporary file can be written the documents stay in memory.
 """
 from __future__ import annotations
 
 import json
+import mmap
+import tempfile
 import threading
+import weakref
 import zlib
 from collections import Counter, OrderedDict
 from collections.abc import Iterator, Mapping
@@ -16,7 +24,7 @@ from dataclasses import dataclass
 
 from faultline.entry import Entry
 
-CACHE_SIZE = 2048
+CACHE_SIZE = 512  # parsed entries (about 47 KB each for the KB's own): the whole KB of today, a bound at 25,000
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +60,15 @@ class EntryStore(Mapping):
     """id -> Entry for one generation (a read-only mapping), plus summaries, search and facets."""
 
     def __init__(self) -> None:
-        self._docs: dict[str, bytes] = {}
+        self._docs: dict[str, bytes | tuple[int, int]] = {}  # the compressed document, or where it is in the file
+        self._file = None
+        self._size = 0
+        self._map: mmap.mmap | None = None
+        try:
+            self._file = tempfile.TemporaryFile(prefix="faultline-entries-")
+        except OSError:
+            pass
+        self._closer = weakref.finalize(self, _close, [self._file], [None])
         self._summaries: dict[str, Summary] = {}
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, Entry] = OrderedDict()
@@ -61,8 +77,31 @@ class EntryStore(Mapping):
 
     def add(self, doc_json: str, doc: dict, search_text: str) -> None:
         """Add one stored entry (its JSON text and the same document parsed), while building."""
-        self._docs[doc["id"]] = zlib.compress(doc_json.encode("utf-8"), 6)
+        blob = zlib.compress(doc_json.encode("utf-8"), 6)
+        if self._file is not None and self._map is None:
+            try:
+                self._file.write(blob)
+                self._docs[doc["id"]] = (self._size, len(blob))
+                self._size += len(blob)
+            except OSError:  # the disk is full: this document, and the ones after it, stay in memory
+                self._file = None
+                self._docs[doc["id"]] = blob
+        else:
+            self._docs[doc["id"]] = blob
         self._summaries[doc["id"]] = Summary.from_document(doc, search_text)
+
+    def _blob(self, key: str) -> bytes:
+        where = self._docs[key]  # KeyError for an unknown id, as a Mapping should
+        if isinstance(where, bytes):
+            return where
+        with self._lock:
+            if self._map is None:  # the first read: the file is complete (a snapshot is built, then read)
+                self._file.flush()
+                self._map = mmap.mmap(self._file.fileno(), self._size, access=mmap.ACCESS_READ)
+                self._closer.detach()
+                self._closer = weakref.finalize(self, _close, [self._file], [self._map])
+            off, n = where
+            return self._map[off:off + n]
 
     # -- lists and search ----------------------------------------------------------
     def summary(self, entry_id: str) -> Summary:
@@ -122,8 +161,7 @@ class EntryStore(Mapping):
             if hit is not None:
                 self._cache.move_to_end(key)
                 return hit
-        blob = self._docs[key]  # KeyError for an unknown id, as a Mapping should
-        entry = Entry.model_validate_json(zlib.decompress(blob))
+        entry = Entry.model_validate_json(zlib.decompress(self._blob(key)))
         with self._lock:
             self._cache[key] = entry
             if len(self._cache) > CACHE_SIZE:
@@ -132,7 +170,7 @@ class EntryStore(Mapping):
 
     def document(self, key: str) -> dict:
         """The stored JSON document of one entry, parsed (no validation)."""
-        return json.loads(zlib.decompress(self._docs[key]))
+        return json.loads(zlib.decompress(self._blob(key)))
 
     def __contains__(self, key: object) -> bool:
         return key in self._docs
@@ -142,3 +180,13 @@ class EntryStore(Mapping):
 
     def __len__(self) -> int:
         return len(self._docs)
+
+
+def _close(files: list, maps: list) -> None:
+    """Unmap and close a store's file once the store is gone (the file was never named: it goes with it)."""
+    for m in maps:
+        if m is not None:
+            m.close()
+    for f in files:
+        if f is not None:
+            f.close()

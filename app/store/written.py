@@ -13,6 +13,7 @@ import json
 import secrets
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -30,6 +31,8 @@ TOKEN_PREFIX = "flt_"
 REPEAT_WINDOW_S = 24 * 3600  # the same token, entry and target within this window count once
 RATE_WINDOW_S = 60.0
 RETRY_DOWN_S = 1.0  # while the database is down, reads for counts are tried again after this long
+COUNTS_FRESH_S = 1.0  # an entry's report counts, as read, serve the requests of the next second
+COUNTS_MEMO_SIZE = 4096
 MAX_INBOX_GROUPS = 10_000  # beyond this, the oldest groups seen once make room (app/inbox.py MAX_GROUPS)
 
 
@@ -150,6 +153,11 @@ class WrittenStore:
         self.available = True  # False from a failed read until one succeeds again
         self._retry_at = 0.0
         self._inbox_writes = 0
+        # report counts per entry as last read, with when (time.monotonic()): /match reads the counts of
+        # the entries it answers on every request; they are read again after COUNTS_FRESH_S (reports
+        # another replica stored), and at once for an entry this process stored a report on
+        self._counts_memo: OrderedDict[str, tuple[float, Counts | None]] = OrderedDict()
+        self._memo_lock = threading.Lock()
         self.embedded = engine.dialect.name == "sqlite"  # reads never wait (WAL, an unbounded pool)
         if migrate_schema:
             _migrate(engine)
@@ -174,6 +182,7 @@ class WrittenStore:
             _migrate(new)
             old, self._engine, self._identity = self._engine, new, identity
             old.dispose()
+            self._forget_counts()
             log.info("the database file %s was replaced: tokens, reports and the inbox now use the new file",
                      display(self._target))
             return new
@@ -207,16 +216,38 @@ class WrittenStore:
             log.info("the database is available again: outcome-report counts are back")
 
     def counts_or_none(self, entry_ids: list[str] | None = None) -> dict[str, "Counts"] | None:
-        """counts(), or None while the database is unavailable (then tried again every RETRY_DOWN_S)."""
-        if not self.available and time.monotonic() < self._retry_at:
+        """counts(), or None while the database is unavailable (then tried again every RETRY_DOWN_S).
+        The counts of a few entries come from what was read less than COUNTS_FRESH_S ago where all of
+        them were (see __init__); those of every entry are always read."""
+        now = time.monotonic()
+        if not self.available and now < self._retry_at:
             return None
+        if entry_ids is not None:
+            with self._memo_lock:
+                memo = [self._counts_memo.get(e) for e in entry_ids]
+            if all(m is not None and now - m[0] < COUNTS_FRESH_S for m in memo):
+                return {e: m[1] for e, m in zip(entry_ids, memo) if m[1] is not None}
         try:
             out = self.counts(entry_ids)
         except DBAPIError as exc:
             self.went_down(exc)
             return None
         self.came_back()
+        if entry_ids is not None:
+            with self._memo_lock:
+                for e in entry_ids:
+                    self._counts_memo[e] = (now, out.get(e))
+                    self._counts_memo.move_to_end(e)
+                while len(self._counts_memo) > COUNTS_MEMO_SIZE:
+                    self._counts_memo.popitem(last=False)
         return out
+
+    def _forget_counts(self, entry_id: str | None = None) -> None:
+        with self._memo_lock:
+            if entry_id is None:
+                self._counts_memo.clear()
+            else:
+                self._counts_memo.pop(entry_id, None)
 
     # --- tokens -------------------------------------------------------------------------------
 
@@ -296,7 +327,8 @@ class WrittenStore:
                             environment=None if environment is None else json.dumps(environment, ensure_ascii=False))
             s.add(row)
             s.commit()  # the id was fetched by the insert; nothing is expired on commit
-            return row, True
+        self._forget_counts(entry_id)  # this process's next match counts it
+        return row, True
 
     def counts(self, entry_ids: list[str] | None = None) -> dict[str, Counts]:
         """Report counts per entry (all entries when ``entry_ids`` is None), in one grouped query."""
