@@ -25,7 +25,7 @@ from faultline.verification import records
 from faultline.verification.claims import Claim, bound, disagreement, parse_claim
 from faultline.verify.run import verify_kb, verify_signature
 from faultline.verify.search import archive_text, contains, message_literals
-from faultline.verify.sources import Cache, Releases
+from faultline.verify.sources import Cache, Releases, Unavailable
 
 MSG_MODULE = '''
 def load(cfg):
@@ -358,3 +358,40 @@ def test_a_platform_wheel_package_lists_releases_of_every_python_it_downloads_fo
     monkeypatch.setattr(sources, "_pip", fake_pip)
     assert sources.pypi_releases("torch") == ["1.0.0", "1.4.0", "1.13.1", "2.5.1"]
     assert all(plat for _pkg, _py, plat in asked) and {py for _p, py, _x in asked} == set(sources.PY_TRIES)
+
+
+# -- a warm run: answers saved once per entry, release texts decompressed once ---------------------
+
+def test_answers_are_saved_once_per_entry_and_merged_with_another_runs(kb_copy, tmp_path, monkeypatch):
+    only_entry(kb_copy)
+    set_note(kb_copy, "transformers 4.37-4.39")
+    cache = seeded_cache(tmp_path, "transformers", {v for v in RELEASES if "4.37.0" <= v <= "4.39.0"}, RELEASES)
+    rel = Releases(cache, offline=True)
+    sig = Signature(name="arch", pattern=PATTERN, examples=["x"], versions="transformers 4.37-4.39")
+    verify_signature("t/x", sig, None, rel, "2026-12-04")
+    assert cache.results and not cache._results_path.exists()  # one signature writes nothing yet
+    other = Cache(cache.root)  # another process's answer, written meanwhile
+    other.put("pypi|demo|1.0.0|abc", True)
+    other.save()
+    writes = []
+    real_save = Cache.save
+    monkeypatch.setattr(Cache, "save", lambda self: (writes.append(self.dirty), real_save(self)))
+    verify_kb(load_kb(kb_copy, lenient=True), kb_copy, rel, only=ENTRY)
+    assert writes.count(True) == 1  # one entry: one write (the final save finds nothing new)
+    on_disk = json.loads(cache._results_path.read_text())
+    assert on_disk["pypi|demo|1.0.0|abc"] is True and len(on_disk) == len(cache.results) > 1
+
+
+def test_release_texts_are_kept_decompressed_within_a_bound(tmp_path):
+    versions = ["1.0.0", "1.1.0", "1.2.0"]
+    cache = seeded_cache(tmp_path, "demo", set(versions), versions)
+    size = len(Releases(cache, offline=True).text("pypi", "demo", "1.0.0"))
+    rel = Releases(cache, offline=True, memory=2 * size)
+    first = rel.text("pypi", "demo", "1.0.0")
+    cache.text_path("pypi", "demo", "1.0.0").unlink()
+    assert rel.text("pypi", "demo", "1.0.0") == first  # from memory, not from the (gone) file
+    rel.text("pypi", "demo", "1.1.0")
+    rel.text("pypi", "demo", "1.2.0")  # over the bound: the least recently used text (1.0.0) is dropped
+    with pytest.raises(Unavailable):
+        rel.text("pypi", "demo", "1.0.0")
+

@@ -41,9 +41,9 @@ def _present(rel: Releases, claim: Claim, version: str, literals: list[str], lit
         found = contains(rel.text(claim.source, claim.package, version), literals)
     except Unavailable:
         if not rel.offline:  # the index has no file pip can fetch: do not ask again on the next run
-            rel.cache.results[key] = None
+            rel.cache.put(key, None)
         return None
-    rel.cache.results[key] = found
+    rel.cache.put(key, found)
     return found
 
 
@@ -86,7 +86,6 @@ def verify_signature(entry_id: str, sig, old: Optional[dict], rel: Releases, tod
                 todo.append(stand_in)
         if not todo:
             break
-    rel.cache.save()
     if not seen:
         return Outcome(entry_id, sig.name, "unavailable", old, f"none of the {len(skipped)} releases tried could be read")
     summ = choose.summary([r for r in releases if r not in skipped], seen)
@@ -110,24 +109,30 @@ def verify_kb(kb, kb_root, rel: Releases, only=None, write: bool = True,
     """Verify every signature (of the entries named by ``only``: ids or domains) and write their records.
 
     A signature with no checkable claim gets no record here; one that has an ``uncheckable`` reason
-    keeps it; every other record is replaced by the new observation."""
+    keeps it; every other record is replaced by the new observation.  The answers found are saved to the
+    cache after each entry (when there are new ones) and at the end, not after every signature (a save
+    re-reads and rewrites the whole answers file)."""
     today = dt.date.today().isoformat()
     summary = Summary()
     wanted = [only] if isinstance(only, str) else list(only or [])
-    for e in kb.entries:
-        if wanted and not any(e.id == w or e.id.startswith(w.rstrip("/") + "/") for w in wanted):
-            continue
-        doc = records.load(kb_root, e.id)
-        old = records.by_name(doc)
-        new: list[dict] = []
-        for s in e.signatures:
-            o = verify_signature(e.id, s, old.get(s.name), rel, today)
-            summary.outcomes.append(o)
-            if progress:
-                progress(o)
-            if o.record is not None:
-                new.append(o.record)
-        if write and (new or doc is not None):
-            records.save(kb_root, e.id, new)
+    try:
+        for e in kb.entries:
+            if wanted and not any(e.id == w or e.id.startswith(w.rstrip("/") + "/") for w in wanted):
+                continue
+            doc = records.load(kb_root, e.id)
+            old = records.by_name(doc)
+            new: list[dict] = []
+            for s in e.signatures:
+                o = verify_signature(e.id, s, old.get(s.name), rel, today)
+                summary.outcomes.append(o)
+                if progress:
+                    progress(o)
+                if o.record is not None:
+                    new.append(o.record)
+            if write and (new or doc is not None):
+                records.save(kb_root, e.id, new)
+            rel.cache.save()
+    finally:  # an interrupted run keeps what it found
+        rel.cache.save()
     summary.downloads = rel.downloads
     return summary
