@@ -22,6 +22,7 @@ from faultline.main import create_app
 from faultline.store.load import load_into_db
 from faultline.verify import choose
 from faultline.verification import records
+from faultline.verification import claims
 from faultline.verification.claims import Claim, bound, disagreement, parse_claim
 from faultline.verify.run import verify_kb, verify_signature
 from faultline.verify.search import archive_text, contains, message_literals
@@ -395,3 +396,28 @@ def test_release_texts_are_kept_decompressed_within_a_bound(tmp_path):
     with pytest.raises(Unavailable):
         rel.text("pypi", "demo", "1.0.0")
 
+
+# -- a claim whose bound names no release ----------------------------------------------------------
+
+def test_a_bound_that_names_no_release_is_an_unreadable_claim_not_a_crash(tmp_path):
+    claim = parse_claim("transformers<4.3x (the old loader)")
+    assert claim.below == "4.3x"
+    why = claims.unreadable(claim)
+    assert why.startswith("claim unreadable: transformers <4.3x") and "<4.30" in why and "<=4.3x" in why
+    with pytest.raises(claims.UnreadableClaim):
+        choose.claimed_span(claim, RELEASES)
+    assert disagreement(claim, "4.29.0", "4.35.0", None, "4.36.0") == why  # lint reads it, no crash
+    assert claims.unreadable(parse_claim("transformers<=4.3x")) is None
+    rel = Releases(seeded_cache(tmp_path, "transformers", set(RELEASES), RELEASES), offline=True)
+    sig = Signature(name="arch", pattern=PATTERN, examples=["x"], versions="transformers<4.3x (the old loader)")
+    o = verify_signature("t/x", sig, None, rel, "2026-12-05")
+    assert (o.status, o.detail, o.record) == ("unreadable", why, None) and not rel.cache.results  # nothing searched
+
+
+def test_lint_names_an_unreadable_claim(kb_copy):
+    only_entry(kb_copy)
+    set_note(kb_copy, "transformers>=4.37")
+    record_for(kb_copy, "4.37.0", "4.36.2")
+    set_note(kb_copy, "transformers<4.3x")
+    errs = verification_errors(kb_copy)
+    assert any("claim unreadable: transformers <4.3x" in m and "rewrite the versions note" in m for m in errs), errs

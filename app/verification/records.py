@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 from typing import Optional
 
-from faultline.verification.claims import Claim, disagreement, parse_claim
+from faultline.verification.claims import Claim, disagreement, parse_claim, unreadable
 
 DIR = "verification"
 
@@ -87,6 +87,9 @@ def problems(entry, doc: Optional[dict]) -> tuple[list[str], list[str]]:
         if claim is None:
             errors.append(f"{where}: the versions note names no package whose releases can be checked, "
                           f"but the record checked {rec.get('package')} {rec.get('claim')}")
+            continue
+        if unreadable(claim):
+            errors.append(f"{where}: {unreadable(claim)}; rewrite the versions note")
             continue
         if rec.get("claim_from") != "record" and (claim.package != rec.get("package") or claim.spec != rec.get("claim")):
             errors.append(f"{where}: the versions note now claims {claim.package} {claim.spec}, the record checked "

@@ -8,7 +8,7 @@ from typing import Optional
 
 from faultline.verify import choose
 from faultline.verification import records
-from faultline.verification.claims import Claim, disagreement
+from faultline.verification.claims import Claim, disagreement, unreadable
 from faultline.verify.search import contains, message_literals
 from faultline.verify.sources import Releases, Unavailable
 
@@ -19,7 +19,7 @@ MAX_ROUNDS = 12  # bisection rounds; log2 of the longest release list is well be
 class Outcome:
     entry: str
     signature: str
-    status: str  # "agrees", "disagrees", "not_found", "uncheckable", "no_claim", "unavailable"
+    status: str  # "agrees", "disagrees", "not_found", "uncheckable", "no_claim", "unreadable", "unavailable"
     record: Optional[dict] = None
     detail: str = ""
 
@@ -53,6 +53,9 @@ def verify_signature(entry_id: str, sig, old: Optional[dict], rel: Releases, tod
     claim = records.claim_of(sig, old)
     if claim is None:
         return Outcome(entry_id, sig.name, "no_claim", None, "the versions note names no checkable package")
+    why = unreadable(claim)
+    if why:  # nothing is searched: the note must be rewritten first
+        return Outcome(entry_id, sig.name, "unreadable", old, why)
     literals = message_literals(sig.pattern)
     if not literals:
         return Outcome(entry_id, sig.name, "no_claim", None, "the pattern has no literal text to search")
