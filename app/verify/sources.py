@@ -25,12 +25,14 @@ from faultline.verify.choose import finals
 from faultline.verify.search import archive_text
 
 RELEASES_TTL = 7 * 24 * 3600  # a release list older than this is asked for again
-# the last few release texts read are kept decompressed, up to this many characters in all (a torch
-# release is 100-200 MB of text): the signatures of one package ask for the same releases in turn
+# the last few release texts read are kept decompressed, up to this many characters in all: the
+# signatures of one package ask for the same releases in turn
 TEXT_MEMORY = 512 * 1024 * 1024
 PY_TRIES = ("3.10", "3.8", "3.12", "3.6")
-PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux2010_x86_64",
-             "manylinux1_x86_64", "linux_x86_64")
+# manylinux_2_24: bitsandbytes 0.43 on ships only wheels tagged so (without it every release from 0.43 was
+# "unavailable" and its sdist cannot be fetched either)
+PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_24_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64",
+             "manylinux2010_x86_64", "manylinux1_x86_64", "linux_x86_64")
 # packages whose Linux wheels are too big to fetch per release: the platform whose wheel holds the same
 # texts in less.  torch's macOS wheels (60-80 MB, CPU only) carry its Python sources and the strings of
 # libtorch_cpu / libc10 / libtorch_python; not the CUDA-only libraries (libtorch_cuda, ProcessGroupNCCL,
