@@ -421,3 +421,19 @@ def test_lint_names_an_unreadable_claim(kb_copy):
     set_note(kb_copy, "transformers<4.3x")
     errs = verification_errors(kb_copy)
     assert any("claim unreadable: transformers <4.3x" in m and "rewrite the versions note" in m for m in errs), errs
+
+
+def test_a_long_run_of_unfetchable_oldest_releases_does_not_stop_the_bisection(tmp_path):
+    """pip's oldest releases are sdists that cannot be fetched here: walking past them to a stand-in must not
+    use up the bisection's rounds (pip>=22.1 was recorded as first in 22.0.4, the release sampled just below
+    the claim, with no absent release before it)."""
+    versions = [f"0.{i}.0" for i in range(40)] + [f"1.{i}.0" for i in range(40)]
+    cache = seeded_cache(tmp_path, "demo", set(versions[55:]), versions)
+    for v in versions[:35]:
+        cache.text_path("pypi", "demo", v).unlink()
+    sig = Signature(name="arch", pattern=PATTERN, examples=["x"], versions="demo (all)")
+    old = {"name": "arch", "claim_from": "record", "source": "pypi", "package": "demo", "lo": "1.20", "hi": None,
+           "below": None}
+    r = verify_signature("t/x", sig, old, Releases(cache, offline=True), "2026-12-05").record
+    assert (r["first_present"], r["absent_before"]) == ("1.15.0", "1.14.0")
+    assert r["unavailable"] == versions[:35] and r["versions"]["0.35.0"] is False

@@ -47,6 +47,17 @@ def _present(rel: Releases, claim: Claim, version: str, literals: list[str], lit
     return found
 
 
+def _stand_in(releases: list[str], gone: str, skipped: set[str], seen: dict[str, bool]) -> Optional[str]:
+    """What is searched instead of a release that cannot be fetched: the next newer one not yet tried, or,
+    when no newer one is left (the newest release is not on this machine's index), the next older one
+    (otherwise an open range's top would never be searched).  It is tried in the same round, so a long run
+    of unfetchable releases (pip's oldest, sdist-only ones) does not use up the rounds of the bisection."""
+    i = releases.index(gone)
+    later = [r for r in releases[i + 1:] if r not in skipped and r not in seen]
+    earlier = [r for r in reversed(releases[:i]) if r not in skipped and r not in seen]
+    return later[0] if later else earlier[0] if earlier else None
+
+
 def verify_signature(entry_id: str, sig, old: Optional[dict], rel: Releases, today: str) -> Outcome:
     if old and "uncheckable" in old:
         return Outcome(entry_id, sig.name, "uncheckable", old, old["uncheckable"])
@@ -68,25 +79,16 @@ def verify_signature(entry_id: str, sig, old: Optional[dict], rel: Releases, tod
     todo = choose.first_sample(claim, releases)
     skipped: set[str] = set()
     for _round in range(MAX_ROUNDS * 2):
-        newly_skipped = []
         for v in todo:
-            p = _present(rel, claim, v, literals, lit_key)
-            if p is None:
+            while v is not None and v not in seen and v not in skipped:
+                p = _present(rel, claim, v, literals, lit_key)
+                if p is not None:
+                    seen[v] = p
+                    break
                 skipped.add(v)
-                newly_skipped.append(v)
-            else:
-                seen[v] = p
+                v = _stand_in(releases, v, skipped, seen)
         live = [r for r in releases if r not in skipped]
         todo = [v for v in choose.next_to_check(live, seen) if v not in seen]
-        # a release that cannot be fetched is stood in for by the next newer one not yet tried, or, when
-        # no newer one is left (the newest release is not on this machine's index), by the next older one:
-        # otherwise an open range's top would never be searched
-        for v in newly_skipped:
-            later = [r for r in releases[releases.index(v) + 1:] if r not in skipped and r not in seen]
-            earlier = [r for r in reversed(releases[:releases.index(v)]) if r not in skipped and r not in seen]
-            stand_in = later[0] if later else earlier[0] if earlier else None
-            if stand_in and stand_in not in todo:
-                todo.append(stand_in)
         if not todo:
             break
     if not seen:
