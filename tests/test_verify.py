@@ -8,6 +8,7 @@ import gzip
 import io
 import json
 import tarfile
+import time
 import zipfile
 from pathlib import Path
 
@@ -437,3 +438,24 @@ def test_a_long_run_of_unfetchable_oldest_releases_does_not_stop_the_bisection(t
     r = verify_signature("t/x", sig, old, Releases(cache, offline=True), "2026-12-05").record
     assert (r["first_present"], r["absent_before"]) == ("1.15.0", "1.14.0")
     assert r["unavailable"] == versions[:35] and r["versions"]["0.35.0"] is False
+
+
+def test_a_release_that_cannot_be_fetched_is_asked_for_once_not_once_per_signature(tmp_path, monkeypatch):
+    cache = seeded_cache(tmp_path, "demo", {"1.1.0", "1.2.0"}, ["1.0.0", "1.1.0", "1.2.0"])
+    cache.text_path("pypi", "demo", "1.0.0").unlink()
+    rp = cache.releases_path("pypi", "demo")
+    rp.write_text(json.dumps({**json.loads(rp.read_text()), "at": time.time()}))  # a fresh release list
+    rel = Releases(cache)  # online: a missing text is downloaded
+    asked = []
+
+    def no_file(package, version, dest):
+        asked.append(version)
+        raise Unavailable(f"pip download {package}=={version}: no file")
+
+    monkeypatch.setattr("faultline.verify.sources.pypi_download", no_file)
+    old = {"claim_from": "record", "source": "pypi", "package": "demo", "lo": None, "hi": None, "below": None}
+    for name, pattern in (("a", PATTERN), ("b", "but Transformers does not recognize this architecture")):
+        r = verify_signature("t/x", Signature(name=name, pattern=pattern, examples=["x"], versions="demo"),
+                             {"name": name, **old}, rel, "2026-12-05").record
+        assert r["unavailable"] == ["1.0.0"] and r["first_present"] == "1.1.0"
+    assert asked == ["1.0.0"]

@@ -37,11 +37,16 @@ def _present(rel: Releases, claim: Claim, version: str, literals: list[str], lit
     key = f"{claim.source}|{claim.package}|{version}|{lit_key}"
     if key in rel.cache.results:
         return rel.cache.results[key]
+    # a release the index has no fetchable file for is so for every signature: asked once, not per text
+    gone = f"{claim.source}|{claim.package}|{version}|unavailable"
+    if gone in rel.cache.results:
+        return None
     try:
         found = contains(rel.text(claim.source, claim.package, version), literals)
     except Unavailable:
         if not rel.offline:  # the index has no file pip can fetch: do not ask again on the next run
             rel.cache.put(key, None)
+            rel.cache.put(gone, None)
         return None
     rel.cache.put(key, found)
     return found
