@@ -424,6 +424,17 @@ def test_lint_names_an_unreadable_claim(kb_copy):
     assert any("claim unreadable: transformers <4.3x" in m and "rewrite the versions note" in m for m in errs), errs
 
 
+def test_lint_refuses_an_entry_without_a_record_file(kb_copy):
+    only_entry(kb_copy)
+    assert not records.record_path(kb_copy, ENTRY).exists()
+    errs = verification_errors(kb_copy)
+    assert any(f"{ENTRY}.yaml [verification]: no record file verification/{ENTRY}.json" in m for m in errs), errs
+    assert any("[verification]: no record file" in w for w in lint(kb_copy, strict=False).warnings)  # drafting
+    set_note(kb_copy, "transformers>=4.37")
+    record_for(kb_copy, "4.37.0", "4.36.2")
+    assert verification_errors(kb_copy) == []
+
+
 def test_a_long_run_of_unfetchable_oldest_releases_does_not_stop_the_bisection(tmp_path):
     """pip's oldest releases are sdists that cannot be fetched here: walking past them to a stand-in must not
     use up the bisection's rounds (pip>=22.1 was recorded as first in 22.0.4, the release sampled just below
