@@ -122,7 +122,7 @@ def lint(root: str | Path, strict: bool = True, only: str | None = None) -> Lint
         _expect(rep, index, ex.read(), ex.entry_id, rel)
     from faultline.verification.records import lint_kb as verification_problems  # kb/verification/ (`faultline verify`)
 
-    v_errors, v_warnings = verification_problems(kb, root)
+    v_errors, v_warnings = verification_problems(kb, root, strict)
     rep.errors.extend(filter(about, v_errors))
     rep.warnings.extend(filter(about, v_warnings))
     for e in filter(lambda e: mine(e.id), kb.entries):

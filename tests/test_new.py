@@ -3,6 +3,7 @@ generator never replaces a good log when it cannot reproduce the error."""
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import subprocess
 import sys
@@ -107,6 +108,12 @@ def test_new_scaffold_lint_refuses_placeholders_until_filled(kb_full):
         "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    widget.run()\n"
         + MESSAGE + "\n")
     (ex / "training.composed.log").write_text("".join(f"step {i} loss 0.{i}\n" for i in range(30)) + MESSAGE + "\n")
+    r = faultline(kb_full, "lint")
+    assert f"entries/{NEW_ID}.yaml [verification]: no record file" in r.stdout, r.stdout[-2000:]
+    # what `faultline verify` leaves for a signature no released package prints, with its reason
+    rec = {"entry": NEW_ID, "signatures": [{"name": "widget-exploded", "uncheckable": {
+        "en": "a test entry: no package prints this text", "zh": "测试条目：没有软件包打印这段文字"}}]}
+    (kb_full / "verification" / f"{NEW_ID}.json").write_text(json.dumps(rec, ensure_ascii=False), encoding="utf-8")
     r = faultline(kb_full, "lint")
     assert NEW_ID not in r.stdout, r.stdout[-2000:]
     assert _errors(r.stdout) == baseline, r.stdout[-2000:]

@@ -8,6 +8,7 @@ import gzip
 import io
 import json
 import tarfile
+import time
 import zipfile
 from pathlib import Path
 
@@ -22,10 +23,11 @@ from faultline.main import create_app
 from faultline.store.load import load_into_db
 from faultline.verify import choose
 from faultline.verification import records
+from faultline.verification import claims
 from faultline.verification.claims import Claim, bound, disagreement, parse_claim
 from faultline.verify.run import verify_kb, verify_signature
 from faultline.verify.search import archive_text, contains, message_literals
-from faultline.verify.sources import Cache, Releases
+from faultline.verify.sources import Cache, Releases, Unavailable
 
 MSG_MODULE = '''
 def load(cfg):
@@ -358,3 +360,113 @@ def test_a_platform_wheel_package_lists_releases_of_every_python_it_downloads_fo
     monkeypatch.setattr(sources, "_pip", fake_pip)
     assert sources.pypi_releases("torch") == ["1.0.0", "1.4.0", "1.13.1", "2.5.1"]
     assert all(plat for _pkg, _py, plat in asked) and {py for _p, py, _x in asked} == set(sources.PY_TRIES)
+
+
+# -- a warm run: answers saved once per entry, release texts decompressed once ---------------------
+
+def test_answers_are_saved_once_per_entry_and_merged_with_another_runs(kb_copy, tmp_path, monkeypatch):
+    only_entry(kb_copy)
+    set_note(kb_copy, "transformers 4.37-4.39")
+    cache = seeded_cache(tmp_path, "transformers", {v for v in RELEASES if "4.37.0" <= v <= "4.39.0"}, RELEASES)
+    rel = Releases(cache, offline=True)
+    sig = Signature(name="arch", pattern=PATTERN, examples=["x"], versions="transformers 4.37-4.39")
+    verify_signature("t/x", sig, None, rel, "2026-12-04")
+    assert cache.results and not cache._results_path.exists()  # one signature writes nothing yet
+    other = Cache(cache.root)  # another process's answer, written meanwhile
+    other.put("pypi|demo|1.0.0|abc", True)
+    other.save()
+    writes = []
+    real_save = Cache.save
+    monkeypatch.setattr(Cache, "save", lambda self: (writes.append(self.dirty), real_save(self)))
+    verify_kb(load_kb(kb_copy, lenient=True), kb_copy, rel, only=ENTRY)
+    assert writes.count(True) == 1  # one entry: one write (the final save finds nothing new)
+    on_disk = json.loads(cache._results_path.read_text())
+    assert on_disk["pypi|demo|1.0.0|abc"] is True and len(on_disk) == len(cache.results) > 1
+
+
+def test_release_texts_are_kept_decompressed_within_a_bound(tmp_path):
+    versions = ["1.0.0", "1.1.0", "1.2.0"]
+    cache = seeded_cache(tmp_path, "demo", set(versions), versions)
+    size = len(Releases(cache, offline=True).text("pypi", "demo", "1.0.0"))
+    rel = Releases(cache, offline=True, memory=2 * size)
+    first = rel.text("pypi", "demo", "1.0.0")
+    cache.text_path("pypi", "demo", "1.0.0").unlink()
+    assert rel.text("pypi", "demo", "1.0.0") == first  # from memory, not from the (gone) file
+    rel.text("pypi", "demo", "1.1.0")
+    rel.text("pypi", "demo", "1.2.0")  # over the bound: the least recently used text (1.0.0) is dropped
+    with pytest.raises(Unavailable):
+        rel.text("pypi", "demo", "1.0.0")
+
+
+# -- a claim whose bound names no release ----------------------------------------------------------
+
+def test_a_bound_that_names_no_release_is_an_unreadable_claim_not_a_crash(tmp_path):
+    claim = parse_claim("transformers<4.3x (the old loader)")
+    assert claim.below == "4.3x"
+    why = claims.unreadable(claim)
+    assert why.startswith("claim unreadable: transformers <4.3x") and "<4.30" in why and "<=4.3x" in why
+    with pytest.raises(claims.UnreadableClaim):
+        choose.claimed_span(claim, RELEASES)
+    assert disagreement(claim, "4.29.0", "4.35.0", None, "4.36.0") == why  # lint reads it, no crash
+    assert claims.unreadable(parse_claim("transformers<=4.3x")) is None
+    rel = Releases(seeded_cache(tmp_path, "transformers", set(RELEASES), RELEASES), offline=True)
+    sig = Signature(name="arch", pattern=PATTERN, examples=["x"], versions="transformers<4.3x (the old loader)")
+    o = verify_signature("t/x", sig, None, rel, "2026-12-05")
+    assert (o.status, o.detail, o.record) == ("unreadable", why, None) and not rel.cache.results  # nothing searched
+
+
+def test_lint_names_an_unreadable_claim(kb_copy):
+    only_entry(kb_copy)
+    set_note(kb_copy, "transformers>=4.37")
+    record_for(kb_copy, "4.37.0", "4.36.2")
+    set_note(kb_copy, "transformers<4.3x")
+    errs = verification_errors(kb_copy)
+    assert any("claim unreadable: transformers <4.3x" in m and "rewrite the versions note" in m for m in errs), errs
+
+
+def test_lint_refuses_an_entry_without_a_record_file(kb_copy):
+    only_entry(kb_copy)
+    assert not records.record_path(kb_copy, ENTRY).exists()
+    errs = verification_errors(kb_copy)
+    assert any(f"{ENTRY}.yaml [verification]: no record file verification/{ENTRY}.json" in m for m in errs), errs
+    assert any("[verification]: no record file" in w for w in lint(kb_copy, strict=False).warnings)  # drafting
+    set_note(kb_copy, "transformers>=4.37")
+    record_for(kb_copy, "4.37.0", "4.36.2")
+    assert verification_errors(kb_copy) == []
+
+
+def test_a_long_run_of_unfetchable_oldest_releases_does_not_stop_the_bisection(tmp_path):
+    """pip's oldest releases are sdists that cannot be fetched here: walking past them to a stand-in must not
+    use up the bisection's rounds (pip>=22.1 was recorded as first in 22.0.4, the release sampled just below
+    the claim, with no absent release before it)."""
+    versions = [f"0.{i}.0" for i in range(40)] + [f"1.{i}.0" for i in range(40)]
+    cache = seeded_cache(tmp_path, "demo", set(versions[55:]), versions)
+    for v in versions[:35]:
+        cache.text_path("pypi", "demo", v).unlink()
+    sig = Signature(name="arch", pattern=PATTERN, examples=["x"], versions="demo (all)")
+    old = {"name": "arch", "claim_from": "record", "source": "pypi", "package": "demo", "lo": "1.20", "hi": None,
+           "below": None}
+    r = verify_signature("t/x", sig, old, Releases(cache, offline=True), "2026-12-05").record
+    assert (r["first_present"], r["absent_before"]) == ("1.15.0", "1.14.0")
+    assert r["unavailable"] == versions[:35] and r["versions"]["0.35.0"] is False
+
+
+def test_a_release_that_cannot_be_fetched_is_asked_for_once_not_once_per_signature(tmp_path, monkeypatch):
+    cache = seeded_cache(tmp_path, "demo", {"1.1.0", "1.2.0"}, ["1.0.0", "1.1.0", "1.2.0"])
+    cache.text_path("pypi", "demo", "1.0.0").unlink()
+    rp = cache.releases_path("pypi", "demo")
+    rp.write_text(json.dumps({**json.loads(rp.read_text()), "at": time.time()}))  # a fresh release list
+    rel = Releases(cache)  # online: a missing text is downloaded
+    asked = []
+
+    def no_file(package, version, dest):
+        asked.append(version)
+        raise Unavailable(f"pip download {package}=={version}: no file")
+
+    monkeypatch.setattr("faultline.verify.sources.pypi_download", no_file)
+    old = {"claim_from": "record", "source": "pypi", "package": "demo", "lo": None, "hi": None, "below": None}
+    for name, pattern in (("a", PATTERN), ("b", "but Transformers does not recognize this architecture")):
+        r = verify_signature("t/x", Signature(name=name, pattern=pattern, examples=["x"], versions="demo"),
+                             {"name": name, **old}, rel, "2026-12-05").record
+        assert r["unavailable"] == ["1.0.0"] and r["first_present"] == "1.1.0"
+    assert asked == ["1.0.0"]

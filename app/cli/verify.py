@@ -33,9 +33,9 @@ def run(args) -> int:
     rel = Releases(Cache(args.cache), offline=args.offline)
 
     def progress(o) -> None:
-        if args.quiet and o.status not in ("disagrees", "not_found"):
+        if args.quiet and o.status not in ("disagrees", "not_found", "unreadable"):
             return
-        rec = o.record or {}
+        rec = (o.record or {}) if o.status != "unreadable" else {}  # an old record says nothing of this claim
         span = f"{rec.get('first_present')}..{rec.get('last_present')}" if rec.get("first_present") else ""
         pkg = f"{rec.get('package', '')} {rec.get('claim', '')}".strip()
         print(f"{o.status:11} {o.entry} [{o.signature}] {pkg} {span} {o.detail}".rstrip(), flush=True)
@@ -45,5 +45,6 @@ def run(args) -> int:
     print(f"{len(summ.outcomes)} signatures: {checked} checked ({summ.count('agrees')} agree, "
           f"{summ.count('disagrees')} disagree, {summ.count('not_found')} text not found), "
           f"{summ.count('uncheckable')} uncheckable, {summ.count('no_claim')} without a checkable claim, "
+          f"{summ.count('unreadable')} with an unreadable claim, "
           f"{summ.count('unavailable')} unavailable; {summ.downloads} downloads, {time.monotonic() - t0:.1f} s")
-    return 1 if summ.count("disagrees") or summ.count("not_found") else 0
+    return 1 if summ.count("disagrees") or summ.count("not_found") or summ.count("unreadable") else 0

@@ -149,6 +149,35 @@ def parse_claim(note: Optional[str]) -> Optional[Claim]:
     return Claim(source, package)
 
 
+class UnreadableClaim(ValueError):
+    """A claim whose bound names no release ("<4.3x"): it can be neither sampled nor compared."""
+
+
+def unreadable(claim: Claim) -> Optional[str]:
+    """Why the range of ``claim`` cannot be read as releases, or None when it can.
+
+    "4.3x" is readable as a first or last release (any of 4.30-4.39), but not after "<": "<4.3x" may mean
+    below 4.30 or below 4.40."""
+    for text in (claim.lo, claim.hi):
+        try:
+            if text:
+                bound(text)
+        except (InvalidVersion, ValueError):
+            return f"claim unreadable: {claim.package} {claim.spec}: '{text}' names no release"
+    if claim.below:
+        try:
+            Version(claim.below)
+        except InvalidVersion:
+            hint = ""
+            try:
+                low, _high = bound(claim.below)
+                hint = f" (write <{low} for below every {claim.below}, or <={claim.below} for up to the last one)"
+            except (InvalidVersion, ValueError):
+                pass
+            return f"claim unreadable: {claim.package} <{claim.below}: '<' needs one release{hint}"
+    return None
+
+
 def disagreement(claim: Claim, first: Optional[str], last: Optional[str],
                  absent_before: Optional[str], absent_after: Optional[str]) -> Optional[str]:
     """Why the observed first/last release with the text contradicts the claim, or None if it agrees.
@@ -156,6 +185,9 @@ def disagreement(claim: Claim, first: Optional[str], last: Optional[str],
     ``absent_before``/``absent_after`` are the releases right before the first and right after the
     last that were checked and lack the text (None: the first is the oldest release / the last is
     the newest)."""
+    why = unreadable(claim)
+    if why:
+        return why
     if first is None or last is None:
         return "the text was found in none of the releases checked"
     f, lst = Version(first), Version(last)

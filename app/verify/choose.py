@@ -11,7 +11,7 @@ from typing import Optional
 
 from packaging.version import InvalidVersion, Version
 
-from faultline.verification.claims import Claim, bound
+from faultline.verification.claims import Claim, UnreadableClaim, bound, unreadable
 
 INSIDE = 3  # evenly spaced releases sampled inside the claimed range
 
@@ -30,7 +30,12 @@ def finals(versions: list[str]) -> list[str]:
 
 
 def claimed_span(claim: Claim, releases: list[str]) -> tuple[Optional[int], Optional[int]]:
-    """Indexes of the first and last release inside the claim (None, None if none is)."""
+    """Indexes of the first and last release inside the claim (None, None if none is).
+
+    Raises UnreadableClaim when a bound names no release ("<4.3x")."""
+    why = unreadable(claim)
+    if why:
+        raise UnreadableClaim(why)
     lo_v = bound(claim.lo)[0] if claim.lo else None
     hi_v = bound(claim.hi)[1] if claim.hi else None
     below = Version(claim.below) if claim.below else None

@@ -8,7 +8,7 @@ from typing import Optional
 
 from faultline.verify import choose
 from faultline.verification import records
-from faultline.verification.claims import Claim, disagreement
+from faultline.verification.claims import Claim, disagreement, unreadable
 from faultline.verify.search import contains, message_literals
 from faultline.verify.sources import Releases, Unavailable
 
@@ -19,7 +19,7 @@ MAX_ROUNDS = 12  # bisection rounds; log2 of the longest release list is well be
 class Outcome:
     entry: str
     signature: str
-    status: str  # "agrees", "disagrees", "not_found", "uncheckable", "no_claim", "unavailable"
+    status: str  # "agrees", "disagrees", "not_found", "uncheckable", "no_claim", "unreadable", "unavailable"
     record: Optional[dict] = None
     detail: str = ""
 
@@ -37,14 +37,30 @@ def _present(rel: Releases, claim: Claim, version: str, literals: list[str], lit
     key = f"{claim.source}|{claim.package}|{version}|{lit_key}"
     if key in rel.cache.results:
         return rel.cache.results[key]
+    # a release the index has no fetchable file for is so for every signature: asked once, not per text
+    gone = f"{claim.source}|{claim.package}|{version}|unavailable"
+    if gone in rel.cache.results:
+        return None
     try:
         found = contains(rel.text(claim.source, claim.package, version), literals)
     except Unavailable:
         if not rel.offline:  # the index has no file pip can fetch: do not ask again on the next run
-            rel.cache.results[key] = None
+            rel.cache.put(key, None)
+            rel.cache.put(gone, None)
         return None
-    rel.cache.results[key] = found
+    rel.cache.put(key, found)
     return found
+
+
+def _stand_in(releases: list[str], gone: str, skipped: set[str], seen: dict[str, bool]) -> Optional[str]:
+    """What is searched instead of a release that cannot be fetched: the next newer one not yet tried, or,
+    when no newer one is left (the newest release is not on this machine's index), the next older one
+    (otherwise an open range's top would never be searched).  It is tried in the same round, so a long run
+    of unfetchable releases (pip's oldest, sdist-only ones) does not use up the rounds of the bisection."""
+    i = releases.index(gone)
+    later = [r for r in releases[i + 1:] if r not in skipped and r not in seen]
+    earlier = [r for r in reversed(releases[:i]) if r not in skipped and r not in seen]
+    return later[0] if later else earlier[0] if earlier else None
 
 
 def verify_signature(entry_id: str, sig, old: Optional[dict], rel: Releases, today: str) -> Outcome:
@@ -53,6 +69,9 @@ def verify_signature(entry_id: str, sig, old: Optional[dict], rel: Releases, tod
     claim = records.claim_of(sig, old)
     if claim is None:
         return Outcome(entry_id, sig.name, "no_claim", None, "the versions note names no checkable package")
+    why = unreadable(claim)
+    if why:  # nothing is searched: the note must be rewritten first
+        return Outcome(entry_id, sig.name, "unreadable", old, why)
     literals = message_literals(sig.pattern)
     if not literals:
         return Outcome(entry_id, sig.name, "no_claim", None, "the pattern has no literal text to search")
@@ -65,28 +84,18 @@ def verify_signature(entry_id: str, sig, old: Optional[dict], rel: Releases, tod
     todo = choose.first_sample(claim, releases)
     skipped: set[str] = set()
     for _round in range(MAX_ROUNDS * 2):
-        newly_skipped = []
         for v in todo:
-            p = _present(rel, claim, v, literals, lit_key)
-            if p is None:
+            while v is not None and v not in seen and v not in skipped:
+                p = _present(rel, claim, v, literals, lit_key)
+                if p is not None:
+                    seen[v] = p
+                    break
                 skipped.add(v)
-                newly_skipped.append(v)
-            else:
-                seen[v] = p
+                v = _stand_in(releases, v, skipped, seen)
         live = [r for r in releases if r not in skipped]
         todo = [v for v in choose.next_to_check(live, seen) if v not in seen]
-        # a release that cannot be fetched is stood in for by the next newer one not yet tried, or, when
-        # no newer one is left (the newest release is not on this machine's index), by the next older one:
-        # otherwise an open range's top would never be searched
-        for v in newly_skipped:
-            later = [r for r in releases[releases.index(v) + 1:] if r not in skipped and r not in seen]
-            earlier = [r for r in reversed(releases[:releases.index(v)]) if r not in skipped and r not in seen]
-            stand_in = later[0] if later else earlier[0] if earlier else None
-            if stand_in and stand_in not in todo:
-                todo.append(stand_in)
         if not todo:
             break
-    rel.cache.save()
     if not seen:
         return Outcome(entry_id, sig.name, "unavailable", old, f"none of the {len(skipped)} releases tried could be read")
     summ = choose.summary([r for r in releases if r not in skipped], seen)
@@ -110,24 +119,30 @@ def verify_kb(kb, kb_root, rel: Releases, only=None, write: bool = True,
     """Verify every signature (of the entries named by ``only``: ids or domains) and write their records.
 
     A signature with no checkable claim gets no record here; one that has an ``uncheckable`` reason
-    keeps it; every other record is replaced by the new observation."""
+    keeps it; every other record is replaced by the new observation.  The answers found are saved to the
+    cache after each entry (when there are new ones) and at the end, not after every signature (a save
+    re-reads and rewrites the whole answers file)."""
     today = dt.date.today().isoformat()
     summary = Summary()
     wanted = [only] if isinstance(only, str) else list(only or [])
-    for e in kb.entries:
-        if wanted and not any(e.id == w or e.id.startswith(w.rstrip("/") + "/") for w in wanted):
-            continue
-        doc = records.load(kb_root, e.id)
-        old = records.by_name(doc)
-        new: list[dict] = []
-        for s in e.signatures:
-            o = verify_signature(e.id, s, old.get(s.name), rel, today)
-            summary.outcomes.append(o)
-            if progress:
-                progress(o)
-            if o.record is not None:
-                new.append(o.record)
-        if write and (new or doc is not None):
-            records.save(kb_root, e.id, new)
+    try:
+        for e in kb.entries:
+            if wanted and not any(e.id == w or e.id.startswith(w.rstrip("/") + "/") for w in wanted):
+                continue
+            doc = records.load(kb_root, e.id)
+            old = records.by_name(doc)
+            new: list[dict] = []
+            for s in e.signatures:
+                o = verify_signature(e.id, s, old.get(s.name), rel, today)
+                summary.outcomes.append(o)
+                if progress:
+                    progress(o)
+                if o.record is not None:
+                    new.append(o.record)
+            if write and (new or doc is not None):
+                records.save(kb_root, e.id, new)
+            rel.cache.save()
+    finally:  # an interrupted run keeps what it found
+        rel.cache.save()
     summary.downloads = rel.downloads
     return summary

@@ -18,15 +18,21 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import OrderedDict
 from pathlib import Path
 
 from faultline.verify.choose import finals
 from faultline.verify.search import archive_text
 
 RELEASES_TTL = 7 * 24 * 3600  # a release list older than this is asked for again
+# the last few release texts read are kept decompressed, up to this many characters in all: the
+# signatures of one package ask for the same releases in turn
+TEXT_MEMORY = 512 * 1024 * 1024
 PY_TRIES = ("3.10", "3.8", "3.12", "3.6")
-PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux2010_x86_64",
-             "manylinux1_x86_64", "linux_x86_64")
+# manylinux_2_24: bitsandbytes 0.43 on ships only wheels tagged so (without it every release from 0.43 was
+# "unavailable" and its sdist cannot be fetched either)
+PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_24_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64",
+             "manylinux2010_x86_64", "manylinux1_x86_64", "linux_x86_64")
 # packages whose Linux wheels are too big to fetch per release: the platform whose wheel holds the same
 # texts in less.  torch's macOS wheels (60-80 MB, CPU only) carry its Python sources and the strings of
 # libtorch_cpu / libc10 / libtorch_python; not the CUDA-only libraries (libtorch_cuda, ProcessGroupNCCL,
@@ -54,9 +60,17 @@ class Cache:
             self.results: dict[str, bool | None] = json.loads(self._results_path.read_text())
         except (OSError, ValueError):
             self.results = {}
+        self.dirty = False  # answers not yet written
+
+    def put(self, key: str, found: bool | None) -> None:
+        self.results[key] = found
+        self.dirty = True
 
     def save(self) -> None:
-        """Write the answers, merged with what another run may have written meanwhile."""
+        """Write the answers, merged with what another run may have written meanwhile (nothing to do
+        when no answer was added since the last save)."""
+        if not self.dirty:
+            return
         try:
             on_disk = json.loads(self._results_path.read_text())
         except (OSError, ValueError):
@@ -65,6 +79,7 @@ class Cache:
         tmp = self._results_path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(self.results, sort_keys=True))
         tmp.replace(self._results_path)
+        self.dirty = False
 
     def text_path(self, source: str, package: str, version: str) -> Path:
         return self.root / "text" / re.sub(r"[^\w.-]", "_", source) / package / f"{version}.txt.gz"
@@ -145,10 +160,22 @@ def mirror_path(source: str) -> Path:
 class Releases:
     """Release lists and release texts of every source, through the cache."""
 
-    def __init__(self, cache: Cache, offline: bool = False):
+    def __init__(self, cache: Cache, offline: bool = False, memory: int = TEXT_MEMORY):
         self.cache = cache
         self.offline = offline
         self.downloads = 0
+        self.memory = memory
+        self._texts: OrderedDict[tuple[str, str, str], str] = OrderedDict()  # least recently used first
+        self._held = 0
+
+    def _remember(self, key: tuple[str, str, str], text: str) -> None:
+        if len(text) > self.memory:
+            return
+        self._texts[key] = text
+        self._held += len(text)
+        while self._held > self.memory:
+            _k, old = self._texts.popitem(last=False)
+            self._held -= len(old)
 
     def versions(self, source: str, package: str) -> list[str]:
         p = self.cache.releases_path(source, package)
@@ -168,9 +195,15 @@ class Releases:
         return vs
 
     def text(self, source: str, package: str, version: str) -> str:
+        key = (source, package, version)
+        if key in self._texts:
+            self._texts.move_to_end(key)
+            return self._texts[key]
         p = self.cache.text_path(source, package, version)
         if p.exists():
-            return gzip.decompress(p.read_bytes()).decode("utf-8")
+            text = gzip.decompress(p.read_bytes()).decode("utf-8")
+            self._remember(key, text)
+            return text
         if self.offline:
             raise Unavailable(f"{package} {version} is not in the cache (offline)")
         with tempfile.TemporaryDirectory(dir=self.cache.root) as tmp:
@@ -190,6 +223,7 @@ class Releases:
             text = archive_text(f)
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(gzip.compress(text.encode("utf-8"), 6))
+        self._remember(key, text)
         return text
 
 
