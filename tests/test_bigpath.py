@@ -245,3 +245,33 @@ def test_an_error_in_the_middle_of_a_long_file_is_found_both_ways(index, tmp_pat
     assert any(a <= 4001 and 4004 <= b for a, b in f["left_out"]["read"])
     # the ranks whose middles hold nothing that looks like a failure read no more than before
     assert all("read" not in g["left_out"] for g in fast["files"] if g["rank"] != failing)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_middle_is_read_alike_from_bytes_and_from_the_decoded_text(seed):
+    """Lines around failure words in the middle of a long file: the bytes path (plain UTF-8) and the
+    decoded path (any other file) keep the same lines, within the budget, the marks nearest the end first."""
+    rng = random.Random(seed)
+    words = [b"step 12 | loss 2.31", b"RuntimeError: boom", b"Traceback (most recent call last):", b"ok",
+             "\u4e2d\u6587 error".encode(), b"x" * rng.randint(1, 3000), b"NCCL WARN x", b"", b"killed"]
+    weights = [40, 1, 1, 20, 1, 2, 1, 5, 1] if seed % 2 else [1] * 9  # sparse marks, or marks everywhere
+    data = b"\n".join(rng.choices(words, weights, k=rng.randint(2000, 9000))) + b"\n"
+    budget = rng.choice([1, 7, 44, 400])
+    fast = FileText(data).bounded(281, budget)
+    slow_text = FileText(data)
+    slow_text.plain = False
+    assert fast == slow_text.bounded(281, budget)
+    lines, nos, (lo, hi), total = fast
+    middle = [n for n in nos if lo <= n <= hi]
+    assert len(middle) <= budget and middle == sorted(set(middle))
+    assert [ln for ln, n in zip(lines, nos)] == [data.decode().splitlines()[n - 1] for n in nos]
+    if seed % 2 == 0 and middle:  # marks on most lines: the window ends right before the tail
+        assert middle[-1] > hi - 45
+
+
+def test_a_file_marked_on_every_line_keeps_the_last_windows_of_its_middle():
+    data = b"".join(b"error %d\n" % k for k in range(200_000))
+    lines, nos, (lo, hi), total = FileText(data).bounded(281, 400)
+    middle = [n for n in nos if lo <= n <= hi]
+    assert len(middle) == 400 and middle[-1] == hi
+    assert lines[nos.index(middle[0])] == f"error {middle[0] - 1}"

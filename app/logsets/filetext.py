@@ -11,6 +11,8 @@ newlines gives what decoding the whole gives there, replacement characters inclu
 """
 from __future__ import annotations
 
+import bisect
+
 import re2
 
 from faultline.matching.decode import decode_paste
@@ -35,7 +37,6 @@ _FAILURE_MARKS = (r"(?i)traceback \(most recent call last\)|error|exception|fata
                   r"|segmentation fault|core dumped|timed out|timeout|out of memory|nccl warn|terminate called"
                   r"|what\(\):|\bsig(?:kill|segv|abrt|bus|term|int)\b")
 _MARKS_BYTES = re2.compile(_FAILURE_MARKS.encode())
-_MARKS_TEXT = re2.compile(_FAILURE_MARKS)
 WINDOW_BEFORE = 3  # lines kept before a marked line of the middle
 WINDOW_AFTER = 40  # and after it (a traceback's frames and its exception line come after "Traceback")
 
@@ -65,24 +66,66 @@ def _windows(marks: list[int], first: int, last: int, budget: int) -> list[tuple
     return out[::-1]
 
 
-def _marked_lines_bytes(d: bytes, start: int, end: int, first_no: int) -> list[int]:
-    """Line numbers of the marked lines of d[start:end] (whose first line is line ``first_no``), in order:
-    one RE2 search per marked line, the bytes between them counted, never decoded."""
-    out: list[int] = []
+_CHUNK_BYTES = 1 << 16  # the middle is scanned from its end backwards in pieces of about this many bytes
+
+
+def _marks(text: bytes, start: int, end: int, first_no: int, rx) -> list[tuple[int, int]]:
+    """(line number, offset of that line's start) of the marked lines of text[start:end] (starting at a
+    line start, whose first line is line ``first_no``), in order: one RE2 search per marked line, the
+    bytes between them counted, never decoded."""
+    nl_char = b"\n"
+    out: list[tuple[int, int]] = []
     pos, no = start, first_no
-    while (m := _MARKS_BYTES.search(d, pos, end)) is not None:
+    while (m := rx.search(text, pos, end)) is not None:
         s = m.start()
-        no += d.count(b"\n", pos, s)
-        out.append(no)
-        nl = d.find(b"\n", s, end)
+        k = text.count(nl_char, pos, s)
+        if k:
+            no += k
+            pos = text.rfind(nl_char, pos, s) + 1
+        out.append((no, pos))
+        nl = text.find(nl_char, s, end)
         if nl < 0:
             break
         pos, no = nl + 1, no + 1
     return out
 
 
-def _marked_lines_text(lines: list[str], first_no: int) -> list[int]:
-    return [first_no + k for k, line in enumerate(lines) if _MARKS_TEXT.search(line)]
+def _middle_windows(text: bytes, start: int, end: int, first: int, last: int, budget: int, rx):
+    """The windows (first line, last line) of the middle text[start:end] (lines first..last, ``end`` just
+    after the last one's line break), and the marks (line, start offset) they were chosen from.  The
+    middle is scanned from its end backwards and the scan stops once the windows of the marks found use
+    up the budget (earlier marks could not change them): a text marked on every line costs one piece."""
+    nl_char = b"\n"
+    marks: list[tuple[int, int]] = []
+    wins: list[tuple[int, int]] = []
+    hi, hi_no = end, last + 1
+    while hi > start:
+        r = text.rfind(nl_char, start, hi - _CHUNK_BYTES) if hi - _CHUNK_BYTES > start else -1
+        lo = r + 1 if r >= 0 else start
+        lo_no = hi_no - text.count(nl_char, lo, hi)
+        found = _marks(text, lo, hi, lo_no, rx)
+        if found:
+            marks[:0] = found
+            wins = _windows([n for n, _ in marks], first, last, budget)
+            if sum(b - a + 1 for a, b in wins) >= budget:
+                break
+        hi, hi_no = lo, lo_no
+    return wins, marks
+
+
+def _line_offsets(d: bytes, a: int, b: int, known: list[tuple[int, int]]) -> tuple[int, int]:
+    """Byte offsets of the start of line ``a`` and of the end of line ``b`` (after its break), walking from
+    the nearest known (line, line start offset) at or after line ``a`` (a window starts a few lines
+    before a mark), then forward over the window."""
+    k = bisect.bisect_left(known, (a, -1))
+    no, at = known[k]
+    while no > a:
+        at = d.rfind(b"\n", 0, at - 1) + 1
+        no -= 1
+    end = at
+    for _ in range(b - a + 1):
+        end = d.index(b"\n", end) + 1
+    return at, end
 
 
 def _decode(data: bytes) -> str:
@@ -134,17 +177,12 @@ class FileText:
         lines = _decode(d[:pos]).splitlines()
         nos = list(range(1, head + 1))
         if window_lines > 0:
-            wins = _windows(_marked_lines_bytes(d, pos, p, head + 1), head + 1, total - tail, window_lines)
-            at, no = pos, head + 1  # a byte offset and the line that starts there
+            wins, marks = _middle_windows(d, pos, p + 1, head + 1, total - tail, window_lines, _MARKS_BYTES)
+            known = marks + [(total - tail + 1, p + 1)]
             for a, b in wins:
-                for _ in range(a - no):
-                    at = d.index(b"\n", at) + 1
-                end = at
-                for _ in range(b - a + 1):
-                    end = d.index(b"\n", end) + 1
+                at, end = _line_offsets(d, a, b, known)
                 lines += _decode(d[at:end]).splitlines()
                 nos += range(a, b + 1)
-                at, no = end, b + 1
         lines += _decode(d[p + 1:]).splitlines()
         nos += range(total - tail + 1, total + 1)
         return lines, nos, (head + 1, total - tail), total
@@ -159,8 +197,10 @@ def _bounded(lines: list[str], cap: int, window_lines: int = 0) -> tuple[list[st
     total = len(lines)
     kept = list(range(head))
     if window_lines > 0:
-        marked = _marked_lines_text(lines[head:total - tail], head + 1)
-        for a, b in _windows(marked, head + 1, total - tail, window_lines):
+        # encoded once: RE2 reads UTF-8, and would encode a str again at every search
+        middle = ("\n".join(lines[head:total - tail]) + "\n").encode("utf-8", "surrogatepass")
+        wins, _marks_found = _middle_windows(middle, 0, len(middle), head + 1, total - tail, window_lines, _MARKS_BYTES)
+        for a, b in wins:
             kept += range(a - 1, b)
     kept += range(total - tail, total)
     return [lines[i] for i in kept], [nos[i] for i in kept], (head + 1, total - tail), total
