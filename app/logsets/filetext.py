@@ -69,41 +69,39 @@ def _windows(marks: list[int], first: int, last: int, budget: int) -> list[tuple
 _CHUNK_BYTES = 1 << 16  # the middle is scanned from its end backwards in pieces of about this many bytes
 
 
-def _marks(text: bytes, start: int, end: int, first_no: int, rx) -> list[tuple[int, int]]:
+def _marks(text: bytes, start: int, end: int, first_no: int) -> list[tuple[int, int]]:
     """(line number, offset of that line's start) of the marked lines of text[start:end] (starting at a
     line start, whose first line is line ``first_no``), in order: one RE2 search per marked line, the
     bytes between them counted, never decoded."""
-    nl_char = b"\n"
     out: list[tuple[int, int]] = []
     pos, no = start, first_no
-    while (m := rx.search(text, pos, end)) is not None:
+    while (m := _MARKS_BYTES.search(text, pos, end)) is not None:
         s = m.start()
-        k = text.count(nl_char, pos, s)
+        k = text.count(b"\n", pos, s)
         if k:
             no += k
-            pos = text.rfind(nl_char, pos, s) + 1
+            pos = text.rfind(b"\n", pos, s) + 1
         out.append((no, pos))
-        nl = text.find(nl_char, s, end)
+        nl = text.find(b"\n", s, end)
         if nl < 0:
             break
         pos, no = nl + 1, no + 1
     return out
 
 
-def _middle_windows(text: bytes, start: int, end: int, first: int, last: int, budget: int, rx):
+def _middle_windows(text: bytes, start: int, end: int, first: int, last: int, budget: int):
     """The windows (first line, last line) of the middle text[start:end] (lines first..last, ``end`` just
     after the last one's line break), and the marks (line, start offset) they were chosen from.  The
     middle is scanned from its end backwards and the scan stops once the windows of the marks found use
     up the budget (earlier marks could not change them): a text marked on every line costs one piece."""
-    nl_char = b"\n"
     marks: list[tuple[int, int]] = []
     wins: list[tuple[int, int]] = []
     hi, hi_no = end, last + 1
     while hi > start:
-        r = text.rfind(nl_char, start, hi - _CHUNK_BYTES) if hi - _CHUNK_BYTES > start else -1
+        r = text.rfind(b"\n", start, hi - _CHUNK_BYTES) if hi - _CHUNK_BYTES > start else -1
         lo = r + 1 if r >= 0 else start
-        lo_no = hi_no - text.count(nl_char, lo, hi)
-        found = _marks(text, lo, hi, lo_no, rx)
+        lo_no = hi_no - text.count(b"\n", lo, hi)
+        found = _marks(text, lo, hi, lo_no)
         if found:
             marks[:0] = found
             wins = _windows([n for n, _ in marks], first, last, budget)
@@ -177,7 +175,7 @@ class FileText:
         lines = _decode(d[:pos]).splitlines()
         nos = list(range(1, head + 1))
         if window_lines > 0:
-            wins, marks = _middle_windows(d, pos, p + 1, head + 1, total - tail, window_lines, _MARKS_BYTES)
+            wins, marks = _middle_windows(d, pos, p + 1, head + 1, total - tail, window_lines)
             known = marks + [(total - tail + 1, p + 1)]
             for a, b in wins:
                 at, end = _line_offsets(d, a, b, known)
@@ -199,8 +197,7 @@ def _bounded(lines: list[str], cap: int, window_lines: int = 0) -> tuple[list[st
     if window_lines > 0:
         # encoded once: RE2 reads UTF-8, and would encode a str again at every search
         middle = ("\n".join(lines[head:total - tail]) + "\n").encode("utf-8", "surrogatepass")
-        wins, _marks_found = _middle_windows(middle, 0, len(middle), head + 1, total - tail, window_lines, _MARKS_BYTES)
-        for a, b in wins:
+        for a, b in _middle_windows(middle, 0, len(middle), head + 1, total - tail, window_lines)[0]:
             kept += range(a - 1, b)
     kept += range(total - tail, total)
     return [lines[i] for i in kept], [nos[i] for i in kept], (head + 1, total - tail), total

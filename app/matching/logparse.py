@@ -396,7 +396,8 @@ def _parse_log(text: str) -> ParsedLog:
     versions: dict[str, str] = {}
     hints = [h for h in _VERSION_HINTS if h[1] in text]  # most logs name no version: skip the per-line tests
     lines, split, skipped = _make_lines(numbered, versions, hints)
-    # what only a few logs hold is looked for line by line only where their lines hold its words
+    # what only a few logs hold is looked for line by line only where their lines hold its words (the
+    # traceback scan below rewrites only a bare "raise X('msg')" line, as "X: msg": it adds none of them)
     texts = "\n".join([ln.text for ln in lines])
     if "world_rank=" in texts:
         _ray_ranks(lines)
@@ -409,7 +410,6 @@ def _parse_log(text: str) -> ParsedLog:
         dropped["long_lines_split"] = split
     if skipped:  # the CPU budget ran out while reading lines (app/matching/budget.py)
         dropped.update(skipped_lines=skipped[0], skipped_from_line=skipped[1], skipped_to_line=skipped[2])
-    texts = "\n".join([ln.text for ln in lines])  # as the traceback scan left them
     failed = _failed_ranks(lines) if "Failures:" in texts or "Root Cause (" in texts else []
     if not failed and "terminated with" in texts:
         failed = _spawn_exits(lines)
