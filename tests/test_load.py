@@ -130,3 +130,37 @@ def test_json_entries_are_accepted(kb_copy, tmp_path):
     (kb_copy / "entries" / "pytorch" / "json-twin.json").write_text(json.dumps(data, default=str, ensure_ascii=False))
     kb = load_kb(kb_copy)
     assert "pytorch/json-twin" in {e.id for e in kb.entries}
+
+
+def test_a_snapshot_whose_disk_fills_while_it_is_built_keeps_every_document():
+    """The entry store writes compressed documents to a temporary file; when a write fails (a full disk)
+    the documents already written stay readable from it and the rest stay in memory."""
+    import json
+
+    from faultline.store.entries import EntryStore
+
+    class FullAfter:  # the store's file, until the disk is full
+        def __init__(self, f, writes):
+            self.f, self.left = f, writes
+
+        def write(self, b):
+            self.left -= 1
+            if self.left < 0:
+                raise OSError(28, "No space left on device")
+            return self.f.write(b)
+
+        def fileno(self):
+            return self.f.fileno()
+
+        def close(self):
+            self.f.close()
+
+    store = EntryStore()
+    store._file = FullAfter(store._file, 3)
+    docs = [{"id": f"d/e{k}", "title": {"en": f"entry {k}", "zh": f"条目 {k}"}, "x": "y" * (k * 50)} for k in range(8)]
+    for d in docs:
+        store.add(json.dumps(d), d, d["title"]["en"])
+    assert sum(isinstance(v, tuple) for v in store._docs.values()) == 3  # three in the file, five in memory
+    assert [store.document(d["id"]) for d in docs] == docs
+    with pytest.raises(KeyError):
+        store.document("d/none")

@@ -63,9 +63,11 @@ class EntryStore(Mapping):
         self._docs: dict[str, bytes | tuple[int, int]] = {}  # the compressed document, or where it is in the file
         self._file = None
         self._size = 0
+        self._spooling = False  # documents still go to the file (until a write fails, or the map is made)
         self._map: mmap.mmap | None = None
         try:
-            self._file = tempfile.TemporaryFile(prefix="faultline-entries-")
+            self._file = tempfile.TemporaryFile(prefix="faultline-entries-", buffering=0)
+            self._spooling = True
         except OSError:
             pass
         self._closer = weakref.finalize(self, _close, [self._file], [None])
@@ -78,13 +80,15 @@ class EntryStore(Mapping):
     def add(self, doc_json: str, doc: dict, search_text: str) -> None:
         """Add one stored entry (its JSON text and the same document parsed), while building."""
         blob = zlib.compress(doc_json.encode("utf-8"), 6)
-        if self._file is not None and self._map is None:
+        if self._spooling and self._map is None:
             try:
-                self._file.write(blob)
+                view = memoryview(blob)
+                while view:  # unbuffered: a full disk fails here, not at the first read
+                    view = view[self._file.write(view):]
                 self._docs[doc["id"]] = (self._size, len(blob))
                 self._size += len(blob)
-            except OSError:  # the disk is full: this document, and the ones after it, stay in memory
-                self._file = None
+            except OSError:  # the disk is full: this document, and the ones after it, stay in memory;
+                self._spooling = False  # the ones before stay readable from the file
                 self._docs[doc["id"]] = blob
         else:
             self._docs[doc["id"]] = blob
@@ -96,7 +100,6 @@ class EntryStore(Mapping):
             return where
         with self._lock:
             if self._map is None:  # the first read: the file is complete (a snapshot is built, then read)
-                self._file.flush()
                 self._map = mmap.mmap(self._file.fileno(), self._size, access=mmap.ACCESS_READ)
                 self._closer.detach()
                 self._closer = weakref.finalize(self, _close, [self._file], [self._map])
