@@ -470,3 +470,95 @@ def test_a_release_that_cannot_be_fetched_is_asked_for_once_not_once_per_signatu
                              {"name": name, **old}, rel, "2026-12-05").record
         assert r["unavailable"] == ["1.0.0"] and r["first_present"] == "1.1.0"
     assert asked == ["1.0.0"]
+
+
+# -- an sdist is read from the index's JSON page, never built ---------------------------------------
+
+class _Index:
+    """A package index on loopback that serves one PEP 691 page and the files it lists."""
+
+    def __init__(self, files: dict[str, bytes], listed_hash: dict[str, str] | None = None):
+        import hashlib
+        import http.server
+        import threading
+
+        index = self
+        self.asked: list[str] = []
+        entries = [{"filename": n, "url": f"../../files/{n}",
+                    "hashes": {"sha256": (listed_hash or {}).get(n, hashlib.sha256(d).hexdigest())}}
+                   for n, d in files.items()]
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                index.asked.append(self.path)
+                if self.path == "/simple/demo-pkg/":
+                    body, ctype = json.dumps({"meta": {"api-version": "1.0"}, "name": "demo-pkg",
+                                              "files": entries}).encode(), "application/vnd.pypi.simple.v1+json"
+                elif self.path.startswith("/files/") and self.path[7:] in files:
+                    body, ctype = files[self.path[7:]], "application/octet-stream"
+                else:
+                    self.send_response(404)
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *a):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/simple/"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def sdist_bytes(tmp_path: Path, name: str, files: dict[str, bytes]) -> bytes:
+    build_sdist(tmp_path / name, files)
+    return (tmp_path / name).read_bytes()
+
+
+def test_an_sdist_whose_setup_cannot_run_is_read_from_the_index_without_building_it(tmp_path, monkeypatch):
+    """DeepSpeed's old sdists need torch to build their metadata, so ``pip download`` fails on them; the
+    verifier takes the file from the index's JSON page instead, and nothing in it is run."""
+    from faultline.verify import sources
+
+    marker = tmp_path / "setup-was-run"
+    setup = f"open({str(marker)!r}, 'w').write('ran')\nimport torch  # not installed\n".encode()
+    data = sdist_bytes(tmp_path, "demo_pkg-1.0.tar.gz", {"demo_pkg-1.0/setup.py": setup,
+                                                         "demo_pkg-1.0/demo_pkg/auto.py": MSG_MODULE.encode()})
+    other = sdist_bytes(tmp_path, "demo_pkg-1.1.tar.gz", {"demo_pkg-1.1/demo_pkg/auto.py": OLD_MODULE.encode()})
+    index = _Index({"demo_pkg-1.0.tar.gz": data, "demo_pkg-1.1.tar.gz": other, "demo_pkg-1.0-py3-none-any.whl.metadata": b""})
+    try:
+        monkeypatch.setenv("PIP_INDEX_URL", index.url)
+        monkeypatch.setattr(sources, "_pip", lambda *a, timeout=0: type("P", (), {
+            "returncode": 1, "stdout": "", "stderr": "ERROR: No matching distribution found"})())
+        rel = Releases(Cache(tmp_path / "cache"))
+        assert contains(rel.text("pypi", "Demo.Pkg", "1.0"), message_literals(PATTERN))
+        assert not contains(rel.text("pypi", "demo_pkg", "1.1"), message_literals(PATTERN))
+        assert not marker.exists() and rel.downloads == 2
+        with pytest.raises(Unavailable, match="no sdist of 2.0"):
+            rel.text("pypi", "demo-pkg", "2.0")
+    finally:
+        index.close()
+
+
+def test_an_sdist_whose_bytes_differ_from_the_index_hash_is_refused(tmp_path, monkeypatch):
+    from faultline.verify import sources
+
+    data = sdist_bytes(tmp_path, "demo-pkg-1.0.tar.gz", {"demo-pkg-1.0/demo_pkg/auto.py": MSG_MODULE.encode()})
+    index = _Index({"demo-pkg-1.0.tar.gz": data}, listed_hash={"demo-pkg-1.0.tar.gz": "0" * 64})
+    try:
+        monkeypatch.setenv("PIP_INDEX_URL", index.url)
+        dest = tmp_path / "dest"
+        dest.mkdir()
+        with pytest.raises(Unavailable, match="sha256 differs"):
+            sources.index_sdist("demo-pkg", "1.0", dest)
+        assert not list(dest.iterdir())  # the refused file is not left where a text would be read from
+    finally:
+        index.close()

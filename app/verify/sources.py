@@ -1,8 +1,10 @@
 """Where released texts come from: the package index, or a C library's source at its release tags.
 
-The package index is read through pip only: ``pip index versions NAME`` for the release list and
-``pip download --no-deps NAME==V`` for one release's wheel (any platform pip can name; an sdist when
-no wheel fits).  A downloaded file is turned into its searchable text (``search.archive_text``),
+The release list comes from ``pip index versions NAME`` and one release's wheel from ``pip download
+--no-deps NAME==V`` (any platform pip can name).  When no wheel fits, the release's sdist is taken
+straight from the index's JSON page (PEP 691) and checked against its sha256: ``pip download`` of an
+sdist would first build its metadata, which runs its ``setup.py`` (DeepSpeed's needs torch and fails),
+and nothing of a package is ever run here.  A downloaded file is turned into its searchable text (``search.archive_text``),
 which is kept compressed in the cache; the wheel itself is deleted at once, so the cache stays small
 and a second run downloads nothing.  A source at tags (NCCL) is read from a local git mirror of its
 repository with ``git archive``.
@@ -10,6 +12,7 @@ repository with ``git archive``.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
 import re
@@ -20,6 +23,9 @@ import tempfile
 import time
 from collections import OrderedDict
 from pathlib import Path
+
+import httpx
+from packaging.version import InvalidVersion, Version
 
 from faultline.verify.choose import finals
 from faultline.verify.search import archive_text
@@ -120,8 +126,6 @@ def pypi_download(package: str, version: str, dest: Path) -> Path:
     """One release's file (a wheel when one can be fetched, else its sdist) into ``dest``."""
     plats = [a for p in WHEEL_PLATFORMS.get(package, PLATFORMS) for a in ("--platform", p)]
     tries = [["--only-binary=:all:", "--python-version", py, "--implementation", "cp", *plats] for py in PY_TRIES]
-    if package not in WHEEL_PLATFORMS:
-        tries.append(["--no-binary=:all:", "--no-build-isolation"])
     err = ""
     for extra in tries:
         out = _pip("download", "--no-deps", "--no-cache-dir", "-q", f"{package}=={version}", "-d", str(dest), *extra)
@@ -129,7 +133,71 @@ def pypi_download(package: str, version: str, dest: Path) -> Path:
         if files:
             return files[0]
         err = (out.stderr or out.stdout).strip()[-300:]
-    raise Unavailable(f"pip download {package}=={version}: {err}")
+    if package in WHEEL_PLATFORMS:
+        raise Unavailable(f"pip download {package}=={version}: {err}")
+    try:
+        return index_sdist(package, version, dest)
+    except Unavailable as e:
+        raise Unavailable(f"pip download {package}=={version}: {err}; {e}") from None
+
+
+SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
+SDIST = re.compile(r"(?P<name>.+)-(?P<version>[^-]+)\.(?:tar\.gz|tar\.bz2|tar\.xz|tgz|zip)")
+
+
+def index_urls() -> list[str]:
+    """The http(s) index pip is set to use (``PIP_INDEX_URL``, else pip's configuration), else PyPI."""
+    url = os.environ.get("PIP_INDEX_URL", "").strip()
+    if not url:
+        out = _pip("config", "get", "global.index-url", timeout=60)
+        url = out.stdout.strip() if out.returncode == 0 else ""
+    urls = [u for u in url.split() if u.startswith(("http://", "https://"))]
+    return urls or ["https://pypi.org/simple/"]
+
+
+def _same_version(a: str, b: str) -> bool:
+    try:
+        return Version(a) == Version(b)
+    except InvalidVersion:
+        return a == b
+
+
+def index_sdist(package: str, version: str, dest: Path) -> Path:
+    """The release's sdist, read from the index's JSON page and checked against the sha256 it gives.
+    Nothing in it is built or run (``archive_text`` reads it member by member)."""
+    name = re.sub(r"[-_.]+", "-", package).lower()
+    errs = []
+    for base in index_urls():
+        page = f"{base.rstrip('/')}/{name}/"
+        try:
+            with httpx.Client(timeout=120, follow_redirects=True) as client:
+                r = client.get(page, headers={"Accept": SIMPLE_JSON})
+                if r.status_code != 200 or not r.headers.get("content-type", "").startswith(SIMPLE_JSON):
+                    errs.append(f"{page}: HTTP {r.status_code} {r.headers.get('content-type', '')}")
+                    continue
+                for f in r.json().get("files", []):
+                    m = SDIST.fullmatch(f.get("filename", ""))
+                    if not (m and re.sub(r"[-_.]+", "-", m["name"]).lower() == name
+                            and _same_version(m["version"], version)):
+                        continue
+                    out = dest / Path(f["filename"]).name
+                    digest = hashlib.sha256()
+                    with client.stream("GET", httpx.URL(page).join(f["url"])) as resp:
+                        resp.raise_for_status()
+                        with out.open("wb") as fh:
+                            for chunk in resp.iter_bytes(1 << 20):
+                                digest.update(chunk)
+                                fh.write(chunk)
+                    want = (f.get("hashes") or {}).get("sha256")
+                    if want and digest.hexdigest() != want:
+                        out.unlink()
+                        errs.append(f"{f['filename']}: sha256 differs from the index's")
+                        continue
+                    return out
+                errs.append(f"{page}: no sdist of {version}")
+        except (httpx.HTTPError, ValueError, OSError) as e:
+            errs.append(f"{page}: {e}")
+    raise Unavailable("; ".join(errs)[-300:])
 
 
 def git_tags(mirror: Path) -> dict[str, str]:
