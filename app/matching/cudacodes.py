@@ -100,6 +100,8 @@ def cuda_code_hits(index: MatchIndex, parsed: ParsedLog, already: set[str], cfg:
     spec = int(-math.log(1 - cfg.killed_confidence) * cfg.spec_scale) + 1
     cache = index.signal_entries  # per index, like exits.py's signals: ("cuda", code) -> entries
     out: list[Hit] = []
+    if parsed.joined and "uda" not in parsed.joined and "UDA" not in parsed.joined:
+        return out
     for ln in parsed.lines:
         if not ln.text or ln.kind in ("frame", "code", "cppframe") or ("uda" not in ln.text and "UDA" not in ln.text):
             continue

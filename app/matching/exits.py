@@ -130,6 +130,9 @@ def read_exit(text: str, tail: bool = False) -> ChildExit | None:
     return None
 
 
+_CANDIDATE_WORDS = ("xit", "XIT", "Signals.", "srun: ")
+
+
 def _candidate(text: str) -> bool:
     """Whether a line can hold one of the forms (every form's literal holds one of these, in any case)."""
     return "xit" in text or "XIT" in text or "Signals." in text or "srun: " in text
@@ -139,8 +142,11 @@ def child_exits(parsed: ParsedLog) -> list[tuple[Line, ChildExit]]:
     """Every line of the log that reports a child's exit, with what it reports."""
     lines = [ln for ln in parsed.lines if ln.text and ln.kind not in ("frame", "code", "cppframe")]
     first_tail = len(lines) - TAIL_LINES
+    # where no line holds a form's word, only the last lines (a shell's bare report) are read
+    start = 0 if not parsed.joined or any(w in parsed.joined for w in _CANDIDATE_WORDS) else max(first_tail, 0)
     out = []
-    for i, ln in enumerate(lines):
+    for i in range(start, len(lines)):
+        ln = lines[i]
         if (i >= first_tail or _candidate(ln.text)) and (ex := read_exit(ln.text, i >= first_tail)) is not None:
             out.append((ln, ex))
     return out

@@ -27,6 +27,7 @@ import threading
 from array import array
 from collections import OrderedDict
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Callable, Iterable
 
 import ahocorasick
@@ -86,7 +87,10 @@ def compile_regex(entry_id: str, name: str, pattern: str, ignore_case: bool):
         raise SignatureError(f"{entry_id} signature {name!r} does not compile (RE2): {exc}") from exc
 
 
-def make_spec(entry_id: str, name: str, pattern: str, ignore_case: bool, context=()) -> SigSpec:
+def make_spec(entry_id: str, name: str, pattern: str, ignore_case: bool, context=(),
+              pool: dict | None = None) -> SigSpec:
+    """``pool``: the strings and tuples of the specs made so far, by value; an equal one is shared, not
+    held twice (an index holds tens of thousands of specs whose names, literals and anchors repeat)."""
     lits = required_literals(pattern)
     a = anchor(lits)
     others = tuple(sorted({x for x in lits if x != a and len(x.strip()) >= 2}, key=len, reverse=True))
@@ -94,6 +98,12 @@ def make_spec(entry_id: str, name: str, pattern: str, ignore_case: bool, context
         others = (a,) + others
         a = a[:MAX_ANCHOR]
     ctx = tuple(c.lower() for c in context if c.strip())
+    if pool is not None:
+        share = pool.setdefault
+        name, pattern = share(name, name), share(pattern, pattern)
+        a = share(a, a) if a else a
+        others = tuple(share(x, x) for x in others)
+        others, ctx = share(others, others), share(ctx, ctx)
     return SigSpec(entry_id, name, pattern, ignore_case, a, others, specificity(lits), ctx)
 
 
@@ -137,11 +147,12 @@ class MatchIndex:
     def build(cls, entries: list[Entry], validate: bool = True) -> "MatchIndex":
         """An index over in-memory entries; every signature is compiled once when ``validate``."""
         specs: list[SigSpec] = []
+        pool: dict = {}
         for e in entries:
             for s in e.signatures:
                 if validate:
                     compile_regex(e.id, s.name, s.pattern, s.ignore_case)
-                specs.append(make_spec(e.id, s.name, s.pattern, s.ignore_case, s.context))
+                specs.append(make_spec(e.id, s.name, s.pattern, s.ignore_case, s.context, pool))
         by_id = {e.id: e for e in entries}
         texts = [(e.id, _entry_text(e.error_text, e.title.en, [x for s in e.signatures for x in s.examples])) for e in entries]
         return cls(specs, {e.id: e.role for e in entries}, by_id.__getitem__, texts)
@@ -152,12 +163,14 @@ class MatchIndex:
         specs: list[SigSpec] = []
         roles: dict[str, str] = {}
         texts: list[tuple[str, str]] = []
+        pool: dict = {}
         for eid, doc in docs:
             d = json.loads(doc) if isinstance(doc, str) else doc
             roles[eid] = d.get("role", "cause")
             sigs = d.get("signatures", [])
             for s in sigs:
-                specs.append(make_spec(eid, s["name"], s["pattern"], bool(s.get("ignore_case")), s.get("context") or ()))
+                specs.append(make_spec(eid, s["name"], s["pattern"], bool(s.get("ignore_case")), s.get("context") or (),
+                                       pool))
             texts.append((eid, _entry_text(d.get("error_text", ""), (d.get("title") or {}).get("en", ""),
                                            [x for s in sigs for x in s.get("examples", [])])))
         return cls(specs, roles, entry_lookup, texts)
@@ -248,10 +261,12 @@ class MatchIndex:
         self._masked: list[str] = []  # masked, lowercased message texts (for truncated pastes)
         docs: list[set[str]] = []
         df: dict[str, int] = {}
+        same: dict[str, str] = {}  # entries whose masked texts are equal share one string
         for eid, text in texts:
             toks = set(tokens(text)) | source_files(text)  # a kernel's file name is a word of its own
             self._ids.append(eid)
-            self._masked.append(mask_light(text).lower())
+            masked = mask_light(text).lower()
+            self._masked.append(same.setdefault(masked, masked))
             docs.append(toks)
             for t in toks:
                 df[t] = df.get(t, 0) + 1
@@ -328,12 +343,9 @@ class MatchIndex:
         return out
 
     def _hits_on(self, lines: list[Line]) -> list[Hit]:
-        starts: list[int] = []
-        pos = 0
-        for ln in lines:
-            starts.append(pos)
-            pos += len(ln.text) + 1
-        joined = "\n".join(ln.text for ln in lines)
+        texts = [ln.text for ln in lines]
+        starts = list(accumulate([len(t) + 1 for t in texts], initial=0))
+        joined = "\n".join(texts)
         haystack = joined.lower()
         lowered = haystack.split("\n")
         if len(lowered) != len(lines) or len(haystack) != len(joined):  # lowercasing changed lengths

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -93,6 +94,9 @@ class ParsedLog:
     truncated: bool = False
     dropped: dict[str, int] = field(default_factory=dict)  # what was cut or split, and where
     encoding: str | None = None  # set when the text was repaired (UTF-16 read as 8-bit)
+    # the lines' texts joined by newlines as they were read, before the traceback scan rewrote a bare
+    # "raise X('msg')" as "X: msg" (which adds no word): a prefilter, where no line can hold a word
+    joined: str = ""
 
     @property
     def ranks(self) -> list[int]:
@@ -179,10 +183,8 @@ _BOX_END = frozenset("│╮╯┐┘|+")
 
 def _unwrap(raw_lines: list[str]) -> list[str]:
     """Re-join a paste hard-wrapped at a fixed terminal width (e.g. 80 columns)."""
-    lengths: dict[int, int] = {}
-    for r in raw_lines:
-        if len(r) >= 60 and r[-1:] not in _BOX_END:  # a drawn box (rich) has lines of one width too
-            lengths[len(r)] = lengths.get(len(r), 0) + 1
+    # a drawn box (rich) has lines of one width too
+    lengths = Counter([n for r in raw_lines if (n := len(r)) >= 60 and r[-1] not in _BOX_END])
     if not lengths:
         return raw_lines
     width, count = max(lengths.items(), key=lambda kv: (kv[1], kv[0]))
@@ -244,12 +246,15 @@ def _pieces(text: str) -> list[str]:
     return out
 
 
-def _versions(ln: Line, versions: dict[str, str], hints: list) -> None:
+def _versions(lines: list[Line], hints: list) -> dict[str, str]:
+    """Each package's version from the first line that names it (in the order of the lines)."""
+    found: list[tuple[int, str, str]] = []
     for pkg, probe, rx in hints:
-        if pkg not in versions and probe in ln.text:
-            vm = rx.search(ln.text)
-            if vm:
-                versions[pkg] = vm.group(1)
+        for k, ln in enumerate(lines):
+            if probe in ln.text and (vm := rx.search(ln.text)):
+                found.append((k, pkg, vm.group(1)))
+                break
+    return {pkg: v for _k, pkg, v in sorted(found)}
 
 
 def _within_budget(numbered: list[tuple[int, str]], i: int) -> tuple[list[tuple[int, str]], int]:
@@ -293,23 +298,42 @@ def _join_wrapped(prev: Line, raw: str, sep: str) -> None:
 _BLANKS = (" ", "\t")
 
 
-def _make_lines(numbered: list[tuple[int, str]], versions: dict[str, str],
-                hints: list = _VERSION_HINTS) -> tuple[list[Line], int, tuple[int, int, int] | None]:
+def _make_lines(numbered: list[tuple[int, str]]) -> tuple[list[Line], int, tuple[int, int, int] | None, bool]:
+    """The lines, how many were split, what the CPU budget skipped, and whether any line has a timestamp."""
     lines: list[Line] = []
+    timed = False
     split = 0
     skipped = None
+    # The prefix is learnt from the paste: a line whose only prefix was "[rankN]: " (as torch writes every
+    # line of a rank) teaches that literal; the next line that starts with it and has no further prefix
+    # (_NO_PREFIX right after it) is read without _strip, with the same answer _strip gives (its own
+    # first step takes "[rankN]:" and one blank, and _NO_PREFIX is where it stops).  A line that starts
+    # with no prefix character, or with a word that _NO_PREFIX clears, has no prefix at all.
+    learnt, learnt_len, learnt_rank = "\0", 1, None
+    no_prefix = _NO_PREFIX.match
     i = 0
-    while i < len(numbered):
+    n = len(numbered)
+    while i < n:
         if skipped is None and i and not i & 255:
             numbered, n_skipped = _within_budget(numbered, i)
             if n_skipped:
                 skipped = (n_skipped, numbered[i - 1][0] + 1, numbered[i][0] - 1)
+                n = len(numbered)
         no, raw = numbered[i]
         i += 1
         if "\x1b" in raw:
             raw = _ANSI.sub("", raw)
-        stripped, rank, ts = _strip(raw)
-        if rank is None and ts is None and lines and _wrapped_on(lines[-1], raw, stripped, rank, ts):
+        if raw.startswith(learnt) and (len(raw) == learnt_len or no_prefix(raw, learnt_len)):
+            stripped, rank, ts = raw[learnt_len:], learnt_rank, None
+        elif (raw[:1] not in _PREFIX_START and raw[:1] != "\x00") or no_prefix(raw):
+            stripped, rank, ts = raw, None, None
+        else:
+            stripped, rank, ts = _strip(raw)
+            timed = timed or ts is not None
+            if rank is not None and ts is None and (m := _RANK_R.match(raw)) and m.end() == len(raw) - len(stripped):
+                learnt, learnt_len, learnt_rank = raw[:m.end()], m.end(), rank
+        if rank is None and ts is None and lines and lines[-1].rank is not None \
+                and _wrapped_on(lines[-1], raw, stripped, rank, ts):
             # a wrap at a space leaves the space at the end of the first piece (or starts the next with it)
             _join_wrapped(lines[-1], raw, " " if numbered[i - 2][1].rstrip("\r\n")[-1:] in (" ", "\t") else "")
             continue
@@ -318,8 +342,6 @@ def _make_lines(numbered: list[tuple[int, str]], versions: dict[str, str],
             ln = Line(no, raw.rstrip(), text, rank, ts, stripped[:1] in _BLANKS)
             if " NCCL " in text and _NCCL_LINE.match(text):
                 ln.kind = "nccl"
-            if hints:
-                _versions(ln, versions, hints)
             lines.append(ln)
             continue
         pieces = _pieces(stripped)
@@ -329,10 +351,8 @@ def _make_lines(numbered: list[tuple[int, str]], versions: dict[str, str],
                       ts=ts, indented=k == 0 and piece[:1] in _BLANKS)
             if " NCCL " in ln.text and _NCCL_LINE.match(ln.text):
                 ln.kind = "nccl"
-            if hints:
-                _versions(ln, versions, hints)
             lines.append(ln)
-    return lines, split, skipped
+    return lines, split, skipped, timed
 
 
 # Ray Train names each worker process's rank once, at start-up:
@@ -393,15 +413,16 @@ def parse_log(text: str) -> ParsedLog:
 def _parse_log(text: str) -> ParsedLog:
     text, repaired = repair_text(text)
     numbered, dropped_lines = _bound_lines(_unwrap(text.splitlines()))
-    versions: dict[str, str] = {}
-    hints = [h for h in _VERSION_HINTS if h[1] in text]  # most logs name no version: skip the per-line tests
-    lines, split, skipped = _make_lines(numbered, versions, hints)
+    lines, split, skipped, timed = _make_lines(numbered)
+    hints = [h for h in _VERSION_HINTS if h[1] in text]  # most logs name no version: no line is read for one
+    versions = _versions(lines, hints) if hints else {}
     # what only a few logs hold is looked for line by line only where their lines hold its words (the
     # traceback scan below rewrites only a bare "raise X('msg')" line, as "X: msg": it adds none of them)
     texts = "\n".join([ln.text for ln in lines])
     if "world_rank=" in texts:
         _ray_ranks(lines)
-    _effective_times(lines)
+    if timed:  # without a timestamp every line's effective time stays 0.0
+        _effective_times(lines)
     exceptions = _tracebacks(lines)
     dropped = {}
     if dropped_lines:
@@ -413,13 +434,16 @@ def _parse_log(text: str) -> ParsedLog:
     failed = _failed_ranks(lines) if "Failures:" in texts or "Root Cause (" in texts else []
     if not failed and "terminated with" in texts:
         failed = _spawn_exits(lines)
-    parsed = ParsedLog(lines, exceptions, failed, versions, bool(dropped_lines))
+    parsed = ParsedLog(lines, exceptions, failed, versions, bool(dropped_lines), joined=texts)
     parsed.dropped = dropped
     parsed.encoding = repaired
     return parsed
 
 
 def _streams(lines: list[Line]) -> dict[int | None, list[Line]]:
+    ranks = {ln.rank for ln in lines}
+    if len(ranks) == 1:  # one rank's log (or none named): one stream
+        return {ranks.pop(): lines}
     out: dict[int | None, list[Line]] = {}
     for ln in lines:
         out.setdefault(ln.rank, []).append(ln)
