@@ -9,7 +9,7 @@ from fastapi.staticfiles import StaticFiles
 
 from faultline.api import errors, export, guides, health, inbox, match, openapi, outcomes, pages, problems
 from faultline.api.middleware import Edge
-from faultline.mcp.server import mount as mount_mcp
+from faultline.mcp.endpoint import mount as mount_mcp
 from faultline.service import KBService
 from faultline.store.written import close_for_app
 from faultline.settings import default_db, default_kb

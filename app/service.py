@@ -131,6 +131,7 @@ class KBService:
                         yield eid, parsed
 
                 index = MatchIndex.from_documents(docs(), store.__getitem__)
+                store.done()
                 guides = {gid: Guide.model_validate_json(doc)
                           for gid, doc in conn.execute(select(GuideRow.id, GuideRow.document))}
         return Snapshot(store, guides, index, meta.get("generation"), meta.get("loaded_at"), g_entries)

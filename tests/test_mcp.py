@@ -195,3 +195,37 @@ def test_report_outcome_over_http(own_db, service):
             assert r.is_error and "takes no argument 'fix'" in r.content[0].text and "workaround" in r.content[0].text
 
     anyio.run(go)
+
+
+def test_the_service_loads_the_mcp_sdk_only_when_mcp_is_first_asked(own_db, tmp_path):
+    """The SDK costs each worker about 30 MB: the app does not import it until a request reaches /mcp, and the
+    first requests, arriving together on a fresh service, are all answered by the one server it then starts."""
+    import subprocess
+
+    import httpx
+
+    probe = "import sys, faultline.main; print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    with serve(own_db, tmp_path / "serve.log") as base:
+        async def first_calls():
+            async with httpx.AsyncClient(timeout=60) as client:
+                replies = []
+
+                async def one():
+                    replies.append(await client.post(base + "/mcp", json=listing, headers=headers))
+
+                async with anyio.create_task_group() as tg:
+                    for _ in range(8):
+                        tg.start_soon(one)
+                return replies
+
+        replies = anyio.run(first_calls)
+        assert [r.status_code for r in replies] == [200] * 8
+        assert all({t["name"] for t in r.json()["result"]["tools"]} == TOOLS for r in replies)
+        # a GET still gets its 405 (no SSE stream is held open), before and after the start
+        assert httpx.get(base + "/mcp", timeout=10).status_code == 405

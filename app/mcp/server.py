@@ -243,57 +243,6 @@ def in_process(app) -> ClientFactory:
     return lambda: AsyncClient("http://faultline.internal", transport=httpx.ASGITransport(app=app), timeout=60)
 
 
-class _Endpoint:
-    """The ASGI app at /mcp: the session manager of the app's current lifespan (the SDK's manager
-    runs once, so each start of the app, e.g. each test client, gets a new one)."""
-
-    def __init__(self, server: MCPServer):
-        self.server = server
-        self.manager = None
-
-    def start(self):
-        self.server.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=True,
-                                        transport_security=_transport_security())
-        self.manager = self.server.session_manager
-        return self.manager.run()
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] == "http" and scope["method"] not in ("POST", "OPTIONS"):
-            # stateless with JSON responses: no server-initiated messages, so no SSE stream (GET) to hold
-            # a connection open for ever, and no session to end (DELETE)
-            from starlette.responses import JSONResponse
-
-            body = {"error": {"status": 405, "code": "method_not_allowed",
-                              "message": "the MCP endpoint takes JSON-RPC requests by POST (streamable HTTP, stateless)"}}
-            await JSONResponse(body, status_code=405, headers={"Allow": "POST"})(scope, receive, send)
-            return
-        if self.manager is None:
-            from starlette.responses import JSONResponse
-
-            body = {"error": {"status": 503, "code": "unavailable", "message": "the MCP endpoint is starting"}}
-            await JSONResponse(body, status_code=503)(scope, receive, send)
-            return
-        await self.manager.asgi_app(scope, receive, send)
-
-
-def mount(app) -> None:
-    """Serve the MCP server on ``app`` at ``/mcp`` (streamable HTTP, stateless, JSON responses, so that
-    any worker or replica can answer any request)."""
-    from starlette.routing import Route
-
-    endpoint = _Endpoint(build_server(in_process(app)))
-    app.router.routes.append(Route("/mcp", endpoint=endpoint))  # /mcp exactly, no redirect to /mcp/
-    inner = app.router.lifespan_context
-
-    @asynccontextmanager
-    async def lifespan(a):
-        async with inner(a) as state:
-            async with endpoint.start():
-                yield state
-
-    app.router.lifespan_context = lifespan
-
-
 def _transport_security():
     """DNS-rebinding protection for a service on loopback; the Host names allowed can be widened with
     FAULTLINE_MCP_ALLOWED_HOSTS (comma-separated, e.g. "faultline.example.org,faultline.example.org:*")."""

@@ -41,19 +41,25 @@ class Summary:
     tags: tuple[str, ...]
     fix_rate: float
     search_text: str  # lowercased en + zh text (see store/load.py)
-    title_key: str  # lowercased titles and id: search hits here rank first
 
     @classmethod
-    def from_document(cls, doc: dict, search_text: str) -> "Summary":
+    def from_document(cls, doc: dict, search_text: str, pool: dict | None = None) -> "Summary":
+        """``pool``: the values of the summaries made so far; an equal domain, category, role, title or tag
+        list is shared with them, not held again."""
         title = doc.get("title") or {}
         eid = doc["id"]
-        return cls(eid, eid.split("/", 1)[0], doc.get("category", ""), doc.get("role", "cause"), doc.get("code"),
-                   title.get("en", ""), title.get("zh", ""), tuple(doc.get("tags") or ()),
-                   float(doc.get("fix_rate", 0.0)), search_text,
-                   f"{title.get('en', '')} {title.get('zh', '')} {eid}".lower())
+        share = (pool if pool is not None else {}).setdefault
+        fields = (eid.split("/", 1)[0], doc.get("category", ""), doc.get("role", "cause"), doc.get("code"),
+                  title.get("en", ""), title.get("zh", ""), tuple(doc.get("tags") or ()))
+        return cls(eid, *(share(v, v) for v in fields), float(doc.get("fix_rate", 0.0)), search_text)
 
     def title(self, lang: str) -> str:
         return self.title_zh if lang == "zh" else self.title_en
+
+    @property
+    def title_key(self) -> str:
+        """The lowercased titles and id: search hits here rank first (made for a search's hits only)."""
+        return f"{self.title_en} {self.title_zh} {self.id}".lower()
 
 
 class EntryStore(Mapping):
@@ -72,6 +78,7 @@ class EntryStore(Mapping):
             pass
         self._closer = weakref.finalize(self, _close, [self._file], [None])
         self._summaries: dict[str, Summary] = {}
+        self._pool: dict = {}  # the summaries' shared values, while the store is built (then dropped)
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, Entry] = OrderedDict()
         self._facets: tuple[list[tuple[str, int]], list[tuple[str, int]]] | None = None
@@ -92,7 +99,11 @@ class EntryStore(Mapping):
                 self._docs[doc["id"]] = blob
         else:
             self._docs[doc["id"]] = blob
-        self._summaries[doc["id"]] = Summary.from_document(doc, search_text)
+        self._summaries[doc["id"]] = Summary.from_document(doc, search_text, self._pool)
+
+    def done(self) -> None:
+        """Every entry is added: what only the building needed is dropped."""
+        self._pool = {}
 
     def _blob(self, key: str) -> bytes:
         where = self._docs[key]  # KeyError for an unknown id, as a Mapping should
