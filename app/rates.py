@@ -41,6 +41,7 @@ class Rate:
         }
 
 
+@functools.lru_cache(maxsize=8192)  # pure, and its Rate is frozen: the same estimates and counts recur
 def posterior(estimate: float, successes: int = 0, failures: int = 0, measured: bool = False,
               weight: float = PRIOR_WEIGHT) -> Rate:
     """The Beta posterior of a rate whose curated value is ``estimate``."""

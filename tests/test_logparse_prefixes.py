@@ -84,3 +84,24 @@ def test_ranks_and_times_are_read_with_and_without_the_quick_path(monkeypatch):
     assert fast == slow
     assert [r for _, r, _ in fast] == [3, 3, 5, None]
     assert fast[1][0] == "saved" and fast[1][2] is not None
+
+
+def test_a_learnt_rank_prefix_reads_every_line_as_the_full_strip_does():
+    """_make_lines learns a "[rankN]: " prefix from one line and reads the lines after it that start with it
+    without _strip: each line must come out as _strip alone reads it (text, rank, time, indented), whatever
+    follows the prefix (blanks, a second prefix, a timestamp, nothing) and whether the learnt prefix took a
+    blank after its colon or not."""
+    rng = random.Random(20261206)
+    heads = ["[rank3]:", "[rank3]: ", "[rank3]:\t", "[rank 3]:", "[rank12]: ", "", "[rank3]:[rank4]: ", "[rank3]:  "]
+    bodies = ["File \"a.py\", line 1, in f", " File \"a.py\"", "  x = 1", "\tx", "x y", "step 1 | loss 2", "",
+              "2026-12-04 08:00:01,123 - t - INFO - m", "INFO:root:x", "[W 123] x", "\x00x", ":x", "x: y",
+              "rank3: x", "E1203 12:00:00.123456 123 a.py:1] x", "stdout F x", "[rank5]: y", " ", "RuntimeError: z"]
+    lines = [rng.choice(heads) + rng.choice(bodies) for _ in range(20000)]
+    made, _split, _skipped, _timed = logparse._make_lines(list(enumerate(lines, 1)))
+    assert len(made) == len(lines)  # short lines: nothing is joined or split
+    learnt = 0
+    for raw, ln in zip(lines, made):
+        stripped, rank, ts = logparse._strip(raw)
+        assert (ln.text, ln.rank, ln.ts, ln.indented) == (stripped.strip(), rank, ts, stripped[:1] in (" ", "\t")), raw
+        learnt += raw.startswith("[rank") and rank is not None
+    assert learnt > 10000

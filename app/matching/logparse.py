@@ -306,10 +306,12 @@ def _make_lines(numbered: list[tuple[int, str]]) -> tuple[list[Line], int, tuple
     skipped = None
     # The prefix is learnt from the paste: a line whose only prefix was "[rankN]: " (as torch writes every
     # line of a rank) teaches that literal; the next line that starts with it and has no further prefix
-    # (_NO_PREFIX right after it) is read without _strip, with the same answer _strip gives (its own
-    # first step takes "[rankN]:" and one blank, and _NO_PREFIX is where it stops).  A line that starts
-    # with no prefix character, or with a word that _NO_PREFIX clears, has no prefix at all.
-    learnt, learnt_len, learnt_rank = "\0", 1, None
+    # (_NO_PREFIX right after it, or a character no prefix starts with) is read without _strip, with the
+    # answer _strip gives: its own first step takes "[rankN]:" and one blank, and it stops where
+    # _NO_PREFIX holds or no prefix can start.  When the learnt prefix took no blank after the colon, a
+    # line with a blank there is left to _strip (which would take it).  A line that starts with no prefix
+    # character, or with a word that _NO_PREFIX clears, has no prefix at all.
+    learnt, learnt_len, learnt_rank, learnt_bare = "\n", 1, None, True  # no line holds "\n"
     no_prefix = _NO_PREFIX.match
     i = 0
     n = len(numbered)
@@ -323,7 +325,8 @@ def _make_lines(numbered: list[tuple[int, str]]) -> tuple[list[Line], int, tuple
         i += 1
         if "\x1b" in raw:
             raw = _ANSI.sub("", raw)
-        if raw.startswith(learnt) and (len(raw) == learnt_len or no_prefix(raw, learnt_len)):
+        if raw.startswith(learnt) and (not (c := raw[learnt_len:learnt_len + 1]) or no_prefix(raw, learnt_len) or (
+                c not in _PREFIX_START and not (learnt_bare and c.isspace()))):
             stripped, rank, ts = raw[learnt_len:], learnt_rank, None
         elif (raw[:1] not in _PREFIX_START and raw[:1] != "\x00") or no_prefix(raw):
             stripped, rank, ts = raw, None, None
@@ -332,6 +335,7 @@ def _make_lines(numbered: list[tuple[int, str]]) -> tuple[list[Line], int, tuple
             timed = timed or ts is not None
             if rank is not None and ts is None and (m := _RANK_R.match(raw)) and m.end() == len(raw) - len(stripped):
                 learnt, learnt_len, learnt_rank = raw[:m.end()], m.end(), rank
+                learnt_bare = raw[m.end() - 1] == ":"  # no blank taken after it: a next line's blank would be
         if rank is None and ts is None and lines and lines[-1].rank is not None \
                 and _wrapped_on(lines[-1], raw, stripped, rank, ts):
             # a wrap at a space leaves the space at the end of the first piece (or starts the next with it)

@@ -2,6 +2,7 @@
 rates of an entry, and the same applied to a /match result."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from typing import Any, Callable
@@ -20,6 +21,7 @@ def workaround_order(wv: dict[str, Any]) -> tuple:
     unfit = wv.get("applies") is False or wv.get("fits_log") is False
     return (2 if unfit else (0 if wv.get("fits_log") else 1), -wv["success_rate"])
 
+@functools.lru_cache(maxsize=8192)  # a pure function of the KB's text: each /match renders the same few again
 def _key(prefix: str, text: str) -> str:
     norm = _WS.sub(" ", text).strip().lower()
     return prefix + hashlib.sha256(norm.encode("utf-8")).hexdigest()[:10]
