@@ -355,39 +355,49 @@ class MatchIndex:
             for low in lowered:
                 starts.append(pos)
                 pos += len(low) + 1
-        todo: dict[int, set[int]] = {}
+        # the lines each anchor group occurs on; a signature belongs to one group, so walking the groups in
+        # the order they were found, and each group's signatures in turn, tries them in the order (and on
+        # the lines) a per-signature map would
+        by_group: dict[int, set[int]] = {}
         if self._anchors:
-            groups = self._anchor_groups
             for start, g in self._anchor_starts(haystack):
                 li = bisect.bisect_right(starts, start) - 1
-                for sid in groups[g]:
-                    todo.setdefault(sid, set()).add(li)
-        everywhere = range(len(lines))
+                seen = by_group.get(g)
+                if seen is None:
+                    by_group[g] = {li}
+                else:
+                    seen.add(li)
+        groups = self._anchor_groups
+        todo: list[tuple[list[int], list[int]]] = [(groups[g], sorted(lis)) for g, lis in by_group.items()]
+        everywhere = list(range(len(lines)))
         for rset, ids in self.unanchored_sets:
             found = ids if rset is None else [ids[k] for k in (rset.Match(joined) or ())]
-            for sid in found:
-                todo[sid] = set(everywhere)
+            if found:
+                todo.append((found, everywhere))
         out: list[Hit] = []
         tried = 0
         in_text: dict[str, bool] = {}  # a context word searched for once per text, whatever shares it
-        for sid, line_ids in todo.items():
-            sig = self.signatures[sid]
-            if sig.context and not any(in_text[c] if c in in_text else in_text.setdefault(c, c in haystack)
-                                       for c in sig.context):
-                continue
-            rx = None
-            for li in sorted(line_ids):
-                tried += 1
-                if tried & 255 == 0 and spent(0.95, "signatures"):  # the CPU budget (app/matching/budget.py)
-                    return out
-                if sig.others:
-                    low = lowered[li]
-                    if not all(lit in low for lit in sig.others):
-                        continue
-                if rx is None:
-                    rx = self.regex(sid)
-                if rx.search(lines[li].text):
-                    out.append(Hit(sig, lines[li]))
+        signatures = self.signatures
+        for sids, line_ids in todo:
+            for sid in sids:
+                sig = signatures[sid]
+                if sig.context and not any(in_text[c] if c in in_text else in_text.setdefault(c, c in haystack)
+                                           for c in sig.context):
+                    continue
+                rx = None
+                others = sig.others
+                for li in line_ids:
+                    tried += 1
+                    if tried & 255 == 0 and spent(0.95, "signatures"):  # the CPU budget (app/matching/budget.py)
+                        return out
+                    if others:
+                        low = lowered[li]
+                        if not all(lit in low for lit in others):
+                            continue
+                    if rx is None:
+                        rx = self.regex(sid)
+                    if rx.search(lines[li].text):
+                        out.append(Hit(sig, lines[li]))
         return out
 
     def parse(self, text: str) -> ParsedLog:
