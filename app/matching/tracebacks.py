@@ -87,7 +87,10 @@ def _marked(stream: list[Line]) -> list[int]:
         at = joined.find(marker)
         while at >= 0:
             hits.add(at)
-            at = joined.find(marker, at + 1)
+            end = joined.find("\n", at)  # one mark a line is enough: go on from the next line
+            if end < 0:
+                break
+            at = joined.find(marker, end + 1)
     if not hits:
         return []
     starts = list(accumulate((len(t) + 1 for t in texts), initial=0))
