@@ -82,8 +82,9 @@ def test_file_text_reads_a_big_plain_file_in_pieces():
 
 
 # -- the short reading of rank prefixes -----------------------------------------------------------------
-def _strip_reference(raw: str):
-    """logparse._strip as the full alternation reads it (every prefix through _ANY_PREFIX, groups re-read)."""
+def _strip_reference(raw: str, cleared: bool = False):
+    """logparse._strip as the full alternation reads it (every prefix through _ANY_PREFIX, groups re-read;
+    ``cleared``, the caller's quick test, is not relied on)."""
     text = raw.rstrip("\r\n").lstrip("\x00")
     rank = ts = None
     for _ in range(8):

@@ -105,3 +105,15 @@ def test_a_learnt_rank_prefix_reads_every_line_as_the_full_strip_does():
         assert (ln.text, ln.rank, ln.ts, ln.indented) == (stripped.strip(), rank, ts, stripped[:1] in (" ", "\t")), raw
         learnt += raw.startswith("[rank") and rank is not None
     assert learnt > 10000
+
+
+def test_strip_told_the_quick_test_failed_reads_as_without_being_told():
+    """_make_lines asks _NO_PREFIX of a line before it calls _strip, and tells _strip so (``cleared``): the answer
+    must be the one _strip gives when it asks again itself."""
+    rng = random.Random(7)
+    pieces = ["[rank3]: ", "[rank3]:", "\x00", "I1203 12:00:00.123456 123 a.py:1] ", "2026-12-04 08:00:01,123 ",
+              "INFO ", "gpu-node-1: ", "stdout F ", "E1203 ", "x y", "RuntimeError: z", " ", ":", "W "]
+    for _ in range(20000):
+        raw = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 6)))
+        if raw[:1] == "\x00" or not _NO_PREFIX.match(raw):
+            assert logparse._strip(raw, cleared=raw[:1] != "\x00") == logparse._strip(raw), repr(raw)

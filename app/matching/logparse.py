@@ -141,22 +141,27 @@ _RANK_R = re.compile(r"\[rank\s*(\d+)\]:\s?")
 _NO_PREFIX = re.compile(r"(?![IWEF]\d)(?!(?:stdout|stderr|STDOUT|STDERR)\s)[A-Za-z][^\s:]{0,599}\s+[^\s\[|:-]")
 
 
-def _strip(raw: str) -> tuple[str, int | None, float | None]:
-    """Remove host, rank, timestamp and log-level prefixes (in any order, repeatedly)."""
+def _strip(raw: str, cleared: bool = False) -> tuple[str, int | None, float | None]:
+    """Remove host, rank, timestamp and log-level prefixes (in any order, repeatedly).  ``cleared``: the
+    caller found that _NO_PREFIX does not match ``raw`` itself (it is not asked again)."""
     text = raw.rstrip("\r\n").lstrip("\x00")
     rank: int | None = None
     ts: float | None = None
     rounds = 8  # prefixes taken off at most
+    ask = not cleared or len(text) != len(raw)
     if text[:5] == "[rank" and (m := _RANK_R.match(text)):  # the usual first prefix of a merged or torch log
         rank = int(m.group(1))
         text = text[m.end():]
         if not text or _NO_PREFIX.match(text):
             return text, rank, ts
         rounds = 7
+        ask = True
     for _ in range(rounds):
         if not text or text[0] not in _PREFIX_START:
             break
-        if _NO_PREFIX.match(text):
+        if not ask:
+            ask = True
+        elif _NO_PREFIX.match(text):
             break
         if text[0] == "[" and text[1:2] == "r":
             m = _RANK_R.match(text)
@@ -331,7 +336,7 @@ def _make_lines(numbered: list[tuple[int, str]]) -> tuple[list[Line], int, tuple
         elif (raw[:1] not in _PREFIX_START and raw[:1] != "\x00") or no_prefix(raw):
             stripped, rank, ts = raw, None, None
         else:
-            stripped, rank, ts = _strip(raw)
+            stripped, rank, ts = _strip(raw, cleared=True)
             timed = timed or ts is not None
             if rank is not None and ts is None and (m := _RANK_R.match(raw)) and m.end() == len(raw) - len(stripped):
                 learnt, learnt_len, learnt_rank = raw[:m.end()], m.end(), rank
