@@ -135,7 +135,7 @@ _CANDIDATE_WORDS = ("xit", "XIT", "Signals.", "srun: ")
 
 def _candidate(text: str) -> bool:
     """Whether a line can hold one of the forms (every form's literal holds one of these, in any case)."""
-    return "xit" in text or "XIT" in text or "Signals." in text or "srun: " in text
+    return any(w in text for w in _CANDIDATE_WORDS)
 
 
 def child_exits(parsed: ParsedLog) -> list[tuple[Line, ChildExit]]:

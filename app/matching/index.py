@@ -343,18 +343,13 @@ class MatchIndex:
         return out
 
     def _hits_on(self, lines: list[Line]) -> list[Hit]:
-        texts = [ln.text for ln in lines]
-        starts = list(accumulate([len(t) + 1 for t in texts], initial=0))
-        joined = "\n".join(texts)
+        joined = "\n".join([ln.text for ln in lines])
         haystack = joined.lower()
         lowered = haystack.split("\n")
         if len(lowered) != len(lines) or len(haystack) != len(joined):  # lowercasing changed lengths
             lowered = [ln.text.lower() for ln in lines]
             haystack = "\n".join(lowered)
-            starts, pos = [], 0
-            for low in lowered:
-                starts.append(pos)
-                pos += len(low) + 1
+        starts = list(accumulate([len(low) + 1 for low in lowered], initial=0))  # where each line starts
         # the lines each anchor group occurs on; a signature belongs to one group, so walking the groups in
         # the order they were found, and each group's signatures in turn, tries them in the order (and on
         # the lines) a per-signature map would
@@ -369,11 +364,10 @@ class MatchIndex:
                     seen.add(li)
         groups = self._anchor_groups
         todo: list[tuple[list[int], list[int]]] = [(groups[g], sorted(lis)) for g, lis in by_group.items()]
-        everywhere = list(range(len(lines)))
         for rset, ids in self.unanchored_sets:
             found = ids if rset is None else [ids[k] for k in (rset.Match(joined) or ())]
             if found:
-                todo.append((found, everywhere))
+                todo.append((found, range(len(lines))))
         out: list[Hit] = []
         tried = 0
         in_text: dict[str, bool] = {}  # a context word searched for once per text, whatever shares it

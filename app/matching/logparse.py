@@ -432,7 +432,7 @@ def _parse_log(text: str) -> ParsedLog:
         _ray_ranks(lines)
     if timed:  # without a timestamp every line's effective time stays 0.0
         _effective_times(lines)
-    exceptions = _tracebacks(lines)
+    exceptions = _tracebacks(lines, texts)
     dropped = {}
     if dropped_lines:
         dropped = {"lines": dropped_lines, "from_line": HEAD_LINES + 1, "to_line": HEAD_LINES + dropped_lines}
@@ -459,12 +459,13 @@ def _streams(lines: list[Line]) -> dict[int | None, list[Line]]:
     return out
 
 
-def _tracebacks(lines: list[Line]) -> list[PyException]:
-    """Find Python tracebacks and C++ what() messages in every rank's stream (app/matching/tracebacks.py)."""
+def _tracebacks(lines: list[Line], joined: str | None = None) -> list[PyException]:
+    """Find Python tracebacks and C++ what() messages in every rank's stream (app/matching/tracebacks.py).
+    ``joined``: the lines' texts joined by newlines, reused when the log is one stream."""
     budget = Budget(MAX_LINES)  # look-ahead lines, shared by the whole log (hostile input)
     found: list[PyException] = []
     for stream in _streams(lines).values():
-        found += scan_stream(stream, budget)
+        found += scan_stream(stream, budget, joined if stream is lines else None)
     return found
 
 

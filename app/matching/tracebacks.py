@@ -77,11 +77,13 @@ _HANDLED_STARTS = ("frame #", "-- Process ")
 _MARKERS = ("xception", "Traceback (most", 'File "', "what()", *_HANDLED_STARTS)
 
 
-def _marked(stream: list[Line]) -> list[int]:
+def _marked(stream: list[Line], joined: str | None = None) -> list[int]:
     """The positions of the lines that hold one of the markers the handlers look for, in order: found with
-    str.find over the stream's texts joined (a C loop), not by testing each line in Python."""
+    str.find over the stream's texts joined (a C loop), not by testing each line in Python.  ``joined``: those
+    texts joined by newlines already (the parse's, when the stream is the whole log)."""
     texts = [ln.text for ln in stream]
-    joined = "\n".join(texts)
+    if joined is None:
+        joined = "\n".join(texts)
     hits: set[int] = set()
     for marker in _MARKERS:
         at = joined.find(marker)
@@ -98,8 +100,9 @@ def _marked(stream: list[Line]) -> list[int]:
 
 
 class _Scanner:
-    def __init__(self, stream: list[Line], budget: Budget):
+    def __init__(self, stream: list[Line], budget: Budget, joined: str | None = None):
         self.s = stream
+        self.joined = joined
         self.n = len(stream)
         self.i = 0
         self.budget = budget
@@ -109,7 +112,7 @@ class _Scanner:
         self.prev: PyException | None = None
 
     def run(self) -> list[PyException]:
-        marked = _marked(self.s)
+        marked = _marked(self.s, self.joined)
         k = 0  # the next marked line to visit
         steps = 0
         while self.i < self.n:
@@ -331,5 +334,5 @@ def _raised(code: list[Line]) -> tuple[Line, tuple[str, str]] | None:
     return None
 
 
-def scan_stream(stream: list[Line], budget: Budget) -> list[PyException]:
-    return _Scanner(stream, budget).run()
+def scan_stream(stream: list[Line], budget: Budget, joined: str | None = None) -> list[PyException]:
+    return _Scanner(stream, budget, joined).run()

@@ -12,6 +12,7 @@ import logging
 from contextlib import asynccontextmanager
 
 import anyio
+from starlette.responses import JSONResponse
 
 log = logging.getLogger("faultline.mcp")
 
@@ -60,8 +61,6 @@ class _Endpoint:
             await anyio.sleep_forever()
 
     async def __call__(self, scope, receive, send) -> None:
-        from starlette.responses import JSONResponse
-
         if scope["type"] == "http" and scope["method"] not in ("POST", "OPTIONS"):
             # stateless with JSON responses: no server-initiated messages, so no SSE stream (GET) to hold
             # a connection open for ever, and no session to end (DELETE)

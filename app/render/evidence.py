@@ -21,6 +21,7 @@ def workaround_order(wv: dict[str, Any]) -> tuple:
     unfit = wv.get("applies") is False or wv.get("fits_log") is False
     return (2 if unfit else (0 if wv.get("fits_log") else 1), -wv["success_rate"])
 
+
 @functools.lru_cache(maxsize=8192)  # a pure function of the KB's text: each /match renders the same few again
 def _key(prefix: str, text: str) -> str:
     norm = _WS.sub(" ", text).strip().lower()
