@@ -102,8 +102,8 @@ def cuda_code_hits(index: MatchIndex, parsed: ParsedLog, already: set[str], cfg:
     out: list[Hit] = []
     if parsed.joined and "uda" not in parsed.joined and "UDA" not in parsed.joined:
         return out
-    for ln in parsed.lines:
-        if not ln.text or ln.kind in ("frame", "code", "cppframe") or ("uda" not in ln.text and "UDA" not in ln.text):
+    for ln in parsed.messages:
+        if "uda" not in ln.text and "UDA" not in ln.text:
             continue
         code = code_of(ln.text)
         if code is None:

@@ -140,7 +140,7 @@ def _candidate(text: str) -> bool:
 
 def child_exits(parsed: ParsedLog) -> list[tuple[Line, ChildExit]]:
     """Every line of the log that reports a child's exit, with what it reports."""
-    lines = [ln for ln in parsed.lines if ln.text and ln.kind not in ("frame", "code", "cppframe")]
+    lines = parsed.messages
     first_tail = len(lines) - TAIL_LINES
     # where no line holds a form's word, only the last lines (a shell's bare report) are read
     start = 0 if not parsed.joined or any(w in parsed.joined for w in _CANDIDATE_WORDS) else max(first_tail, 0)

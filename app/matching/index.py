@@ -18,7 +18,6 @@ a cache in the service).
 """
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import heapq
 import json
@@ -27,7 +26,6 @@ import threading
 from array import array
 from collections import OrderedDict
 from dataclasses import dataclass
-from itertools import accumulate
 from typing import Callable, Iterable
 
 import ahocorasick
@@ -332,7 +330,7 @@ class MatchIndex:
 
     # -- exact side: literal prefilter, then RE2 ---------------------------
     def hits(self, parsed: ParsedLog) -> list[Hit]:
-        lines = [ln for ln in parsed.lines if ln.kind not in ("frame", "code", "cppframe") and ln.text]
+        lines = parsed.messages
         if not lines:
             return []
         out = self._hits_on(lines)
@@ -349,14 +347,20 @@ class MatchIndex:
         if len(lowered) != len(lines) or len(haystack) != len(joined):  # lowercasing changed lengths
             lowered = [ln.text.lower() for ln in lines]
             haystack = "\n".join(lowered)
-        starts = list(accumulate([len(low) + 1 for low in lowered], initial=0))  # where each line starts
         # the lines each anchor group occurs on; a signature belongs to one group, so walking the groups in
         # the order they were found, and each group's signatures in turn, tries them in the order (and on
         # the lines) a per-signature map would
         by_group: dict[int, set[int]] = {}
-        if self._anchors:
-            for start, g in self._anchor_starts(haystack):
-                li = bisect.bisect_right(starts, start) - 1
+        found = self._anchor_starts(haystack) if self._anchors else ()
+        if found:
+            line_of: dict[int, int] = {}  # an occurrence's offset -> its line: the line breaks before it, counted
+            li = pos = 0  # from one offset to the next in order (one pass over the text at most)
+            for start in sorted({start for start, _ in found}):
+                li += haystack.count("\n", pos, start)
+                pos = start
+                line_of[start] = li
+            for start, g in found:
+                li = line_of[start]
                 seen = by_group.get(g)
                 if seen is None:
                     by_group[g] = {li}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -102,16 +103,27 @@ class ParsedLog:
     def ranks(self) -> list[int]:
         return sorted({ln.rank for ln in self.lines if ln.rank is not None})
 
+    # views that several readers want, made once (nothing changes a ParsedLog after parse_log)
+    @functools.cached_property
+    def texted(self) -> list[Line]:
+        """The lines that hold any text."""
+        return [ln for ln in self.lines if ln.text]
+
+    @functools.cached_property
+    def messages(self) -> list[Line]:
+        """The lines that hold text and are no frame or source line of a traceback (a Python or C++ one)."""
+        return [ln for ln in self.lines if ln.text and ln.kind not in ("frame", "code", "cppframe")]
+
 
 def _ts_key(groups: tuple, has_year: bool) -> float:
-    vals = [int(g) if g else 0 for g in groups]
+    """A sortable time from a timestamp's groups: (year,) month, day, hours, minutes, seconds, fraction (only the
+    fraction is ever missing)."""
     if has_year:
-        _, month, day, hh, mm, ss = vals[:6]
-        frac = groups[6] or "0"
+        _, month, day, hh, mm, ss, frac = groups
     else:
-        month, day, hh, mm, ss = vals[:5]
-        frac = groups[5] or "0"
-    return ((month * 31 + day) * 86400) + hh * 3600 + mm * 60 + ss + float("0." + frac)
+        month, day, hh, mm, ss, frac = groups
+    return ((int(month) * 31 + int(day)) * 86400) + int(hh) * 3600 + int(mm) * 60 + int(ss) + (
+        float("0." + frac) if frac else 0.0)
 
 
 # Every prefix in one alternation, in the order they are tried (the first that matches wins, as a chain
@@ -130,6 +142,13 @@ _GROUPS_OF = {f"k{i}_{kind}": (kind, tuple(range(_ANY_PREFIX.groupindex[f"k{i}_{
 # _ANY_PREFIX begins with "[r"): the "[rankN]: " that torch's excepthook and every merged log set write
 # is then read by this short pattern alone, and a "[r..." that is not one is no prefix at all.
 _RANK_R = re.compile(r"\[rank\s*(\d+)\]:\s?")
+# A text that starts with a digit, "[" and a digit, or [IWEF] (or "[" and one of them) and a digit may start with a
+# timestamp; when _TS_PREFIXES takes one there, no alternative before it in _ANY_PREFIX takes that text (they want a
+# letter, a bracketed word, a " - ", " : " or ": " after at most five digits, or a "|" after a blank: a timestamp
+# holds none of them before the pattern has taken it), so it is taken off without the whole alternation
+# (tests/test_logparse_prefixes.py checks the two agree).
+_TS0, _TS1 = _TS_PREFIXES
+_TS_START = frozenset("0123456789[IWEF")
 
 
 # A text whose first word (no blank, no colon) is followed by blanks and then by anything but "[", "|",
@@ -157,8 +176,16 @@ def _strip(raw: str, cleared: bool = False) -> tuple[str, int | None, float | No
         rounds = 7
         ask = True
     for _ in range(rounds):
-        if not text or text[0] not in _PREFIX_START:
+        if not text or (c := text[0]) not in _PREFIX_START:
             break
+        if c in _TS_START and (m := (_TS0 if c.isdigit() or (c == "[" and text[1:2].isdigit()) else _TS1).match(text)):
+            # a timestamp: no alternative of _ANY_PREFIX before its own takes a text it takes (and _NO_PREFIX,
+            # which wants a letter first and no "[IWEF]<digit>", takes none)
+            if ts is None:
+                ts = _ts_key(m.groups(), has_year=m.re is _TS0)
+            text = text[m.end():]
+            ask = True
+            continue
         if not ask:
             ask = True
         elif _NO_PREFIX.match(text):
@@ -251,14 +278,21 @@ def _pieces(text: str) -> list[str]:
     return out
 
 
-def _versions(lines: list[Line], hints: list) -> dict[str, str]:
-    """Each package's version from the first line that names it (in the order of the lines)."""
+def _versions(joined: str) -> dict[str, str]:
+    """Each package's version from the first line that names it (in the order of the lines), read from the
+    lines' texts joined by newlines: only the lines that hold a hint's literal (which every match of its
+    pattern holds) are searched, in order."""
     found: list[tuple[int, str, str]] = []
-    for pkg, probe, rx in hints:
-        for k, ln in enumerate(lines):
-            if probe in ln.text and (vm := rx.search(ln.text)):
-                found.append((k, pkg, vm.group(1)))
+    for pkg, probe, rx in _VERSION_HINTS:
+        at = joined.find(probe)
+        while at >= 0:
+            start = joined.rfind("\n", 0, at) + 1
+            end = joined.find("\n", at)
+            end = len(joined) if end < 0 else end
+            if vm := rx.search(joined, start, end):
+                found.append((joined.count("\n", 0, start), pkg, vm.group(1)))  # its line
                 break
+            at = joined.find(probe, end)
     return {pkg: v for _k, pkg, v in sorted(found)}
 
 
@@ -303,9 +337,13 @@ def _join_wrapped(prev: Line, raw: str, sep: str) -> None:
 _BLANKS = (" ", "\t")
 
 
-def _make_lines(numbered: list[tuple[int, str]]) -> tuple[list[Line], int, tuple[int, int, int] | None, bool]:
-    """The lines, how many were split, what the CPU budget skipped, and whether any line has a timestamp."""
+def _make_lines(numbered: list[tuple[int, str]], ansi: bool = True, nccl: bool = True
+                ) -> tuple[list[Line], int, tuple[int, int, int] | None, bool]:
+    """The lines, how many were split, what the CPU budget skipped, and whether any line has a timestamp.
+    ``ansi`` / ``nccl``: whether the text may hold an escape character / " NCCL " at all (a caller that read
+    the whole text once tells; where it cannot, no line is read for them in vain but the answer is the same)."""
     lines: list[Line] = []
+    append = lines.append
     timed = False
     split = 0
     skipped = None
@@ -314,53 +352,67 @@ def _make_lines(numbered: list[tuple[int, str]]) -> tuple[list[Line], int, tuple
     # (_NO_PREFIX right after it, or a character no prefix starts with) is read without _strip, with the
     # answer _strip gives: its own first step takes "[rankN]:" and one blank, and it stops where
     # _NO_PREFIX holds or no prefix can start.  When the learnt prefix took no blank after the colon, a
-    # line with a blank there is left to _strip (which would take it).  A line that starts with no prefix
-    # character, or with a word that _NO_PREFIX clears, has no prefix at all.
+    # line with a blank there loses that one blank, and what follows it is read the same way.  A line
+    # that starts with no prefix character, or with a word that _NO_PREFIX clears, has no prefix at all.
     learnt, learnt_len, learnt_rank, learnt_bare = "\n", 1, None, True  # no line holds "\n"
     no_prefix = _NO_PREFIX.match
+    starts = _PREFIX_START
     i = 0
     n = len(numbered)
+    prev_raw = ""
     while i < n:
-        if skipped is None and i and not i & 255:
+        if skipped is None and i:  # every 256 lines (the CPU budget, app/matching/budget.py)
             numbered, n_skipped = _within_budget(numbered, i)
             if n_skipped:
                 skipped = (n_skipped, numbered[i - 1][0] + 1, numbered[i][0] - 1)
                 n = len(numbered)
-        no, raw = numbered[i]
-        i += 1
-        if "\x1b" in raw:
-            raw = _ANSI.sub("", raw)
-        if raw.startswith(learnt) and (not (c := raw[learnt_len:learnt_len + 1]) or no_prefix(raw, learnt_len) or (
-                c not in _PREFIX_START and not (learnt_bare and c.isspace()))):
-            stripped, rank, ts = raw[learnt_len:], learnt_rank, None
-        elif (raw[:1] not in _PREFIX_START and raw[:1] != "\x00") or no_prefix(raw):
-            stripped, rank, ts = raw, None, None
-        else:
-            stripped, rank, ts = _strip(raw, cleared=True)
-            timed = timed or ts is not None
-            if rank is not None and ts is None and (m := _RANK_R.match(raw)) and m.end() == len(raw) - len(stripped):
-                learnt, learnt_len, learnt_rank = raw[:m.end()], m.end(), rank
-                learnt_bare = raw[m.end() - 1] == ":"  # no blank taken after it: a next line's blank would be
-        if rank is None and ts is None and lines and lines[-1].rank is not None \
-                and _wrapped_on(lines[-1], raw, stripped, rank, ts):
-            # a wrap at a space leaves the space at the end of the first piece (or starts the next with it)
-            _join_wrapped(lines[-1], raw, " " if numbered[i - 2][1].rstrip("\r\n")[-1:] in (" ", "\t") else "")
-            continue
-        if len(stripped) <= MAX_LINE_CHARS:  # the common case: one line, one Line
-            text = stripped.strip()
-            ln = Line(no, raw.rstrip(), text, rank, ts, stripped[:1] in _BLANKS)
-            if " NCCL " in text and _NCCL_LINE.match(text):
-                ln.kind = "nccl"
-            lines.append(ln)
-            continue
-        pieces = _pieces(stripped)
-        split += len(pieces) > 1
-        for k, piece in enumerate(pieces):
-            ln = Line(no=no, raw=piece.rstrip(), text=piece.strip(), rank=rank,
-                      ts=ts, indented=k == 0 and piece[:1] in _BLANKS)
-            if " NCCL " in ln.text and _NCCL_LINE.match(ln.text):
-                ln.kind = "nccl"
-            lines.append(ln)
+        end = min(n, i + 256)
+        for no, raw in numbered[i:end]:
+            orig = raw
+            if ansi and "\x1b" in raw:
+                raw = _ANSI.sub("", raw)
+            stripped = None
+            if raw.startswith(learnt):
+                c = raw[learnt_len:learnt_len + 1]
+                if not c or no_prefix(raw, learnt_len) or (c not in starts and not (learnt_bare and c.isspace())):
+                    stripped, rank, ts = raw[learnt_len:], learnt_rank, None
+                elif learnt_bare and c.isspace() and (not (d := raw[learnt_len + 1:learnt_len + 2]) or d not in starts
+                                                      or no_prefix(raw, learnt_len + 1)):
+                    stripped, rank, ts = raw[learnt_len + 1:], learnt_rank, None
+            if stripped is not None:
+                pass
+            elif (raw[:1] not in starts and raw[:1] != "\x00") or no_prefix(raw):
+                stripped, rank, ts = raw, None, None
+            else:
+                stripped, rank, ts = _strip(raw, cleared=True)
+                if ts is not None:
+                    timed = True
+                elif rank is not None and (m := _RANK_R.match(raw)) and m.end() == len(raw) - len(stripped):
+                    learnt, learnt_len, learnt_rank = raw[:m.end()], m.end(), rank
+                    learnt_bare = raw[m.end() - 1] == ":"  # no blank taken after it
+            if rank is None and ts is None and lines and lines[-1].rank is not None \
+                    and _wrapped_on(lines[-1], raw, stripped, rank, ts):
+                # a wrap at a space leaves the space at the end of the first piece (or starts the next with it)
+                _join_wrapped(lines[-1], raw, " " if prev_raw.rstrip("\r\n")[-1:] in (" ", "\t") else "")
+                prev_raw = orig
+                continue
+            prev_raw = orig
+            if len(stripped) <= MAX_LINE_CHARS:  # the common case: one line, one Line
+                text = stripped.strip()
+                ln = Line(no, raw.rstrip(), text, rank, ts, stripped[:1] in _BLANKS)
+                if nccl and " NCCL " in text and _NCCL_LINE.match(text):
+                    ln.kind = "nccl"
+                append(ln)
+                continue
+            pieces = _pieces(stripped)
+            split += len(pieces) > 1
+            for k, piece in enumerate(pieces):
+                ln = Line(no=no, raw=piece.rstrip(), text=piece.strip(), rank=rank,
+                          ts=ts, indented=k == 0 and piece[:1] in _BLANKS)
+                if " NCCL " in ln.text and _NCCL_LINE.match(ln.text):
+                    ln.kind = "nccl"
+                append(ln)
+        i = end
     return lines, split, skipped, timed
 
 
@@ -421,13 +473,16 @@ def parse_log(text: str) -> ParsedLog:
 
 def _parse_log(text: str) -> ParsedLog:
     text, repaired = repair_text(text)
-    numbered, dropped_lines = _bound_lines(_unwrap(text.splitlines()))
-    lines, split, skipped, timed = _make_lines(numbered)
-    hints = [h for h in _VERSION_HINTS if h[1] in text]  # most logs name no version: no line is read for one
-    versions = _versions(lines, hints) if hints else {}
+    raw_lines = text.splitlines()
+    unwrapped = _unwrap(raw_lines)
+    numbered, dropped_lines = _bound_lines(unwrapped)
+    # the text is read once for what only some lines hold (a line re-joined from a wrap may hold it alone)
+    ansi = "\x1b" in text
+    lines, split, skipped, timed = _make_lines(numbered, ansi, ansi or unwrapped is not raw_lines or " NCCL " in text)
     # what only a few logs hold is looked for line by line only where their lines hold its words (the
     # traceback scan below rewrites only a bare "raise X('msg')" line, as "X: msg": it adds none of them)
     texts = "\n".join([ln.text for ln in lines])
+    versions = _versions(texts)
     if "world_rank=" in texts:
         _ray_ranks(lines)
     if timed:  # without a timestamp every line's effective time stays 0.0

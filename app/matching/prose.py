@@ -76,7 +76,7 @@ _TAIL_KILL = re2.compile(r"^(?:\S+: line \d+: +\d+ +)?已杀死(?:\s.*)?$|\bKill
 
 def short_report(parsed: ParsedLog) -> list[Line]:
     """The lines of a short report (a title and a few lines, no exception line, no comment), or [] for a log."""
-    texts = [ln for ln in parsed.lines if ln.text]
+    texts = parsed.texted
     if not texts or len(texts) > SHORT_REPORT_LINES or parsed.exceptions:
         return []
     if any(exception_line(ln.text) for ln in texts):  # "cupy...OutOfMemoryError: ..." pasted alone: a log line

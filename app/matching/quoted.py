@@ -85,7 +85,7 @@ def quoted_hits(index: MatchIndex, parsed: ParsedLog, already: set[str], cfg: Ra
     that is an entry's message with its details left out."""
     if already - index.benign_ids:  # something was recognised: the paste is no bare title
         return []
-    lines = [ln for ln in parsed.lines if ln.text]
+    lines = parsed.texted
     if not lines or len(lines) > SHORT_LINES:
         return []
     spec = int(-math.log(1 - cfg.short_paste_confidence) * cfg.spec_scale) + 1

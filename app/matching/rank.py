@@ -110,7 +110,9 @@ _KILL_PROBE = "traceback : Signal 9 (SIGKILL) received by PID 1"
 def bare_kill_hits(index: MatchIndex, parsed: ParsedLog, already: set[str], cfg: RankConfig = DEFAULT) -> list[Hit]:
     """A training log that ends in a bare kill: the host's out-of-memory killer, at lower confidence."""
     tail = [ln for ln in parsed.lines[-8:] if ln.text]
-    kill = next((ln for ln in reversed(tail[-5:]) if _BARE_KILL.search(ln.text)), None)
+    # every form holds "Killed", "-9" or "137"
+    kill = next((ln for ln in reversed(tail[-5:]) if ("Killed" in ln.text or "-9" in ln.text or "137" in ln.text)
+                 and _BARE_KILL.search(ln.text)), None)
     if kill is None:
         return []
     spec = int(-math.log(1 - cfg.killed_confidence) * cfg.spec_scale) + 1
@@ -129,11 +131,11 @@ def truncated_hits(index: MatchIndex, parsed: ParsedLog, already: set[str], cfg:
     signature already recognised (on its line or its message lines): that paste is not cut short."""
     cands = [e.line for e in parsed.exceptions if e.line.no not in known]
     if not cands:  # a bare message, pasted alone (possibly cut short)
-        texts = [ln for ln in parsed.lines if ln.text]
+        texts = parsed.texted
         cands = texts if len(texts) <= 3 else []
     out: list[Hit] = []
     haystack: str | None = None
-    short = len(cands) <= SHORT_PASTE_LINES and len([x for x in parsed.lines if x.text]) <= SHORT_PASTE_LINES
+    short = len(cands) <= SHORT_PASTE_LINES and len(parsed.texted) <= SHORT_PASTE_LINES
     for ln in cands[-5:]:
         found = False
         for k, needle in enumerate(_needles(ln.text)):

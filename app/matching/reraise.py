@@ -37,6 +37,8 @@ def reraise_line(parsed: ParsedLog) -> Line | None:
     """The line to hang the re-raise on: the exception after the frames when the paste has one, else the
     last re-raise frame or source line; None when the log shows no DataLoader re-raise (a source line
     counts under a frame of torch's only: a user's own ``reraise`` is not the DataLoader's)."""
+    if parsed.joined and "reraise" not in parsed.joined and "exc_type" not in parsed.joined:
+        return None  # every re-raise frame and source line holds one of these words
     last = None
     frame: Line | None = None
     for i, ln in enumerate(parsed.lines):

@@ -9,9 +9,7 @@ overlapping classes, so the walk is linear in the paste.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import accumulate
 
 from faultline.matching.lines import Frame, Line, PyException
 from faultline.matching.budget import spent
@@ -81,9 +79,8 @@ def _marked(stream: list[Line], joined: str | None = None) -> list[int]:
     """The positions of the lines that hold one of the markers the handlers look for, in order: found with
     str.find over the stream's texts joined (a C loop), not by testing each line in Python.  ``joined``: those
     texts joined by newlines already (the parse's, when the stream is the whole log)."""
-    texts = [ln.text for ln in stream]
     if joined is None:
-        joined = "\n".join(texts)
+        joined = "\n".join([ln.text for ln in stream])
     hits: set[int] = set()
     for marker in _MARKERS:
         at = joined.find(marker)
@@ -93,10 +90,14 @@ def _marked(stream: list[Line], joined: str | None = None) -> list[int]:
             if end < 0:
                 break
             at = joined.find(marker, end + 1)
-    if not hits:
-        return []
-    starts = list(accumulate((len(t) + 1 for t in texts), initial=0))
-    return sorted({bisect_right(starts, at) - 1 for at in hits})
+    out: list[int] = []
+    li = pos = 0
+    for at in sorted(hits):  # each mark's line: the line breaks before it, counted from the mark before
+        li += joined.count("\n", pos, at)
+        pos = at
+        if not out or out[-1] != li:  # two markers on one line: the line once
+            out.append(li)
+    return out
 
 
 class _Scanner:
