@@ -32,6 +32,8 @@ def rank_in_text(text: str) -> int | None:
 def collective_desync(parsed: ParsedLog) -> Finding | None:
     """Ranks that timed out in different collectives: the ranks were not running the same program step."""
     seen: dict[int, tuple[int, str, str | None]] = {}
+    if parsed.joined and "WorkNCCL(" not in parsed.joined:
+        return None
     for ln in parsed.lines:
         if "WorkNCCL(" not in ln.text:
             continue

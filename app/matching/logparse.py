@@ -99,9 +99,9 @@ class ParsedLog:
     # "raise X('msg')" as "X: msg" (which adds no word): a prefilter, where no line can hold a word
     joined: str = ""
 
-    @property
+    @functools.cached_property
     def ranks(self) -> list[int]:
-        return sorted({ln.rank for ln in self.lines if ln.rank is not None})
+        return sorted({ln.rank for ln in self.lines} - {None})
 
     # views that several readers want, made once (nothing changes a ParsedLog after parse_log)
     @functools.cached_property

@@ -417,7 +417,7 @@ def summarise(parsed: ParsedLog) -> LogSummary:
         dropped.update({f"stopped_{step}": 1 for step in sorted(d.cut)})
     return LogSummary(
         lines=len(parsed.lines),
-        ranks=parsed.ranks,
+        ranks=list(parsed.ranks),
         exceptions=len(parsed.exceptions),
         truncated=parsed.truncated,
         # the record's parsed Line stays inside the matcher: the summary is plain data (it is served as JSON)
