@@ -71,9 +71,18 @@ _NAMES = ("DATABASE_URL", "FAULTLINE_DB", "FAULTLINE_KB", "FAULTLINE_RELOAD_POLL
           "FAULTLINE_LOGSET_MAX_TOTAL_BYTES", "FAULTLINE_LOGSET_MAX_RATIO", "FAULTLINE_PUBLIC_URL")
 
 
+# os.environ keeps the environment in a dict of encoded names (POSIX: bytes) that every change to os.environ
+# updates in place: the values are read from it by their encoded names, without decoding each one
+_ENCODED_NAMES = tuple(os.environ.encodekey(n) for n in _NAMES) if hasattr(os.environ, "encodekey") else None
+
+
 def settings() -> Settings:
-    env = os.environ.get
-    return _settings(tuple(env(n) for n in _NAMES), os.getcwd())
+    data = getattr(os.environ, "_data", None)
+    if _ENCODED_NAMES is not None and isinstance(data, dict):
+        values = tuple(map(data.get, _ENCODED_NAMES))  # what identifies the values: read again at the next call
+    else:
+        values = tuple(map(os.environ.get, _NAMES))
+    return _settings(values, os.getcwd())
 
 
 @lru_cache(maxsize=16)

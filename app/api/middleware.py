@@ -39,6 +39,16 @@ class _SendTimeout(Exception):
     """The client stopped reading the response."""
 
 
+if sys.version_info >= (3, 11):
+    async def _within(aw, seconds: float):
+        """``await aw``, or TimeoutError after ``seconds`` (in this task: no task is made for it)."""
+        async with asyncio.timeout(seconds):
+            return await aw
+else:  # pragma: no cover - Python 3.10
+    def _within(aw, seconds: float):
+        return asyncio.wait_for(aw, seconds)
+
+
 def _has_body(scope) -> bool:
     for k, v in scope.get("headers", ()):
         if k == b"content-length":
@@ -93,7 +103,7 @@ class Edge:
                 message = dict(message, body=b"")
             if message["type"] == "http.response.body" and message.get("body"):
                 try:
-                    await asyncio.wait_for(send(message), self.send_timeout)
+                    await _within(send(message), self.send_timeout)
                 except asyncio.TimeoutError:
                     timed_out = True
                     raise _SendTimeout() from None
@@ -107,7 +117,7 @@ class Edge:
             if body_done:
                 return await receive()
             try:
-                message = await asyncio.wait_for(receive(), self.body_timeout)
+                message = await _within(receive(), self.body_timeout)
             except asyncio.TimeoutError:
                 return {"type": "http.disconnect"}
             if message["type"] != "http.request" or not message.get("more_body", False):

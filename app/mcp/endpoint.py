@@ -34,15 +34,16 @@ class _Endpoint:
         self.manager, self._failed = None, None
         self._wanted, self._ready = anyio.Event(), anyio.Event()
         async with anyio.create_task_group() as tg:
-            tg.start_soon(self._serve)
+            tg.start_soon(self._serve, self._wanted, self._ready)  # its own events: a lifespan that ends
+            # before the task first runs leaves it nothing to read from self
             try:
                 yield
             finally:
                 tg.cancel_scope.cancel()
                 self.manager, self._wanted, self._ready = None, None, None
 
-    async def _serve(self) -> None:
-        await self._wanted.wait()
+    async def _serve(self, wanted: anyio.Event, ready: anyio.Event) -> None:
+        await wanted.wait()
         try:
             from faultline.mcp.server import _transport_security, build_server, in_process
 
@@ -53,11 +54,11 @@ class _Endpoint:
         except Exception as exc:  # the SDK is missing or broken: /mcp says so, the rest of the service serves
             log.exception("the MCP endpoint could not start")
             self._failed = f"the MCP endpoint could not start: {type(exc).__name__}"
-            self._ready.set()
+            ready.set()
             return
         async with manager.run():
             self.manager = manager
-            self._ready.set()
+            ready.set()
             await anyio.sleep_forever()
 
     async def __call__(self, scope, receive, send) -> None:
