@@ -12,6 +12,7 @@ newlines gives what decoding the whole gives there, replacement characters inclu
 from __future__ import annotations
 
 import bisect
+from itertools import accumulate
 
 import re2
 
@@ -89,18 +90,29 @@ def _marks(text: bytes, start: int, end: int, first_no: int) -> list[tuple[int, 
     return out
 
 
-def _middle_windows(text: bytes, start: int, end: int, first: int, last: int, budget: int):
+def _middle_windows(text: bytes, start: int, end: int, first: int, last: int, budget: int,
+                    breaks: list[int] | None = None):
     """The windows (first line, last line) of the middle text[start:end] (lines first..last, ``end`` just
     after the last one's line break), and the marks (line, start offset) they were chosen from.  The
     middle is scanned from its end backwards and the scan stops once the windows of the marks found use
-    up the budget (earlier marks could not change them): a text marked on every line costs one piece."""
+    up the budget (earlier marks could not change them): a text marked on every line costs one piece.
+    ``breaks``: the number of line breaks before each multiple of _CHUNK_BYTES (``_breaks_before``), if the
+    caller counted them: the pieces then end at those multiples and their lines are numbered without
+    counting the breaks again."""
     marks: list[tuple[int, int]] = []
     wins: list[tuple[int, int]] = []
     hi, hi_no = end, last + 1
     while hi > start:
-        r = text.rfind(b"\n", start, hi - _CHUNK_BYTES) if hi - _CHUNK_BYTES > start else -1
-        lo = r + 1 if r >= 0 else start
-        lo_no = hi_no - text.count(b"\n", lo, hi)
+        if breaks is not None:
+            k = (hi - _CHUNK_BYTES) // _CHUNK_BYTES if hi - _CHUNK_BYTES > start else 0
+            r = text.rfind(b"\n", start, k * _CHUNK_BYTES) if k * _CHUNK_BYTES > start else -1
+            lo = r + 1 if r >= 0 else start
+            # no break lies between lo and the k-th multiple: the line at lo is the one after breaks[k] breaks
+            lo_no = breaks[k] + 1 if r >= 0 else first
+        else:
+            r = text.rfind(b"\n", start, hi - _CHUNK_BYTES) if hi - _CHUNK_BYTES > start else -1
+            lo = r + 1 if r >= 0 else start
+            lo_no = hi_no - text.count(b"\n", lo, hi)
         found = _marks(text, lo, hi, lo_no)
         if found:
             marks[:0] = found
@@ -109,6 +121,12 @@ def _middle_windows(text: bytes, start: int, end: int, first: int, last: int, bu
                 break
         hi, hi_no = lo, lo_no
     return wins, marks
+
+
+def _breaks_before(data: bytes) -> list[int]:
+    """The number of line breaks (b"\\n") before each multiple of _CHUNK_BYTES (and at the end): one pass."""
+    counts = [data.count(b"\n", i, i + _CHUNK_BYTES) for i in range(0, len(data), _CHUNK_BYTES)]
+    return list(accumulate(counts, initial=0))
 
 
 def _line_offsets(d: bytes, a: int, b: int, known: list[tuple[int, int]]) -> tuple[int, int]:
@@ -161,7 +179,8 @@ class FileText:
         d = self.data
         if not self.plain:
             return _bounded(self.lines(), cap, window_lines)
-        total = d.count(b"\n") + (1 if d and not d.endswith(b"\n") else 0)
+        breaks = _breaks_before(d)  # counted once: the total, and the numbers of the middle's lines
+        total = breaks[-1] + (1 if d and not d.endswith(b"\n") else 0)
         if total <= cap:
             return _bounded(self.lines(), cap)
         head = cap // 5
@@ -175,7 +194,7 @@ class FileText:
         lines = _decode(d[:pos]).splitlines()
         nos = list(range(1, head + 1))
         if window_lines > 0:
-            wins, marks = _middle_windows(d, pos, p + 1, head + 1, total - tail, window_lines)
+            wins, marks = _middle_windows(d, pos, p + 1, head + 1, total - tail, window_lines, breaks)
             known = marks + [(total - tail + 1, p + 1)]
             for a, b in wins:
                 at, end = _line_offsets(d, a, b, known)
