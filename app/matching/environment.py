@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 import re2
+from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from faultline.entry import Entry, normalize_package, parse_requirement
@@ -92,22 +94,19 @@ def applicability(entry: Entry, versions: dict[str, str]) -> tuple[bool | None, 
     reasons: list[str] = []
     by_pkg: dict[str, list] = {}
     for row in entry.versions:
-        by_pkg.setdefault(_ALIASES.get(normalize_package(row.package), normalize_package(row.package)), []).append(row)
+        by_pkg.setdefault(_package_key(row.package), []).append(row)
     for pkg, rows in by_pkg.items():
         if pkg not in versions:
             continue
-        try:
-            have = Version(versions[pkg])
-        except InvalidVersion:
+        have = _version(versions[pkg])
+        if have is None:
             continue
         affected = [r for r in rows if r.status == "affected"]
         cleared = [r for r in rows if r.status in ("fixed", "not_affected")]
-        from packaging.specifiers import SpecifierSet
-
-        if any(have in SpecifierSet(r.range, prereleases=True) for r in cleared):
+        if any(have in _range(r.range) for r in cleared):
             verdict = False
             reasons.append(f"{pkg} {have} is outside the affected range (marked fixed/not affected)")
-        elif affected and not any(have in SpecifierSet(r.range, prereleases=True) for r in affected):
+        elif affected and not any(have in _range(r.range) for r in affected):
             verdict = False
             ranges = ", ".join(r.range for r in affected)
             reasons.append(f"{pkg} {have} is outside the affected range {ranges}")
@@ -118,13 +117,37 @@ def applicability(entry: Entry, versions: dict[str, str]) -> tuple[bool | None, 
     return verdict, reasons
 
 
-def requirement_holds(req: str, versions: dict[str, str]) -> bool | None:
-    """Whether e.g. 'torch>=2.2' holds for these versions; None when the package is unknown."""
+# what a KB's version texts parse to, made once per text (the KB's texts recur on every match; nothing here
+# changes what it is given)
+@lru_cache(maxsize=4096)
+def _package_key(name: str) -> str:
+    norm = normalize_package(name)
+    return _ALIASES.get(norm, norm)
+
+
+@lru_cache(maxsize=4096)
+def _range(spec: str) -> SpecifierSet:
+    return SpecifierSet(spec, prereleases=True)
+
+
+@lru_cache(maxsize=4096)
+def _requirement(req: str) -> tuple[str, SpecifierSet]:
     pkg, spec = parse_requirement(req)
-    pkg = _ALIASES.get(pkg, pkg)
-    if pkg not in versions:
-        return None
+    return _ALIASES.get(pkg, pkg), spec
+
+
+@lru_cache(maxsize=1024)
+def _version(text: str) -> Version | None:
     try:
-        return Version(versions[pkg]) in spec
+        return Version(text)
     except InvalidVersion:
         return None
+
+
+def requirement_holds(req: str, versions: dict[str, str]) -> bool | None:
+    """Whether e.g. 'torch>=2.2' holds for these versions; None when the package is unknown."""
+    pkg, spec = _requirement(req)
+    if pkg not in versions:
+        return None
+    have = _version(versions[pkg])
+    return None if have is None else have in spec

@@ -68,6 +68,9 @@ _BY_SIGNAL: dict[str, tuple[str, str]] = {
 }
 _SIGNAL_NAME = re2.compile(r"\b(SIG(?:KILL|TERM|HUP|SEGV|ABRT|ILL|FPE|BUS))\b")  # "Signal 9 (SIGKILL) received"
 _HARDWARE = re2.compile(r"(?i)NVRM: Xid|\bXid \d+|fallen off the bus|uncorrectable ECC|row remapping failure")
+# every match of _HARDWARE holds one of these once case-folded (casefold maps every letter RE2's (?i) takes for
+# one of theirs, "ſ" and the Kelvin sign among them, to it)
+_HARDWARE_WORDS = ("xid", "fallen off the bus", "uncorrectable ecc", "row remapping failure")
 
 EntryLookup = Callable[[str], Entry]
 
@@ -78,7 +81,7 @@ def signal_in(text: str) -> str | None:
     ex = read_exit(text, tail=True)
     if ex is not None and ex.signal:
         return ex.signal
-    m = _SIGNAL_NAME.search(text)
+    m = _SIGNAL_NAME.search(text) if "SIG" in text else None
     return m.group(1) if m else None
 
 
@@ -123,7 +126,8 @@ def derive(rc: RootCause) -> Verdict | None:
 
 def from_line(text: str) -> Verdict | None:
     """What one line alone says: a GPU hardware report, or a signal that ended a process."""
-    if _HARDWARE.search(text):
+    folded = text.casefold()
+    if any(w in folded for w in _HARDWARE_WORDS) and _HARDWARE.search(text):
         return Verdict("hardware", "transient", "derived", CONF_HARDWARE, origin="hardware",
                        blame_reason=Reason("hardware_report"), retry_reason=Reason("derived_hardware_transient"))
     sig = signal_in(text)
