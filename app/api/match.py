@@ -9,7 +9,6 @@ from urllib.parse import parse_qsl
 from typing import Annotated, Any, Optional, Union
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse
 from fastapi.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError
@@ -17,6 +16,7 @@ from pydantic import BaseModel, BeforeValidator, Field, ValidationError
 from faultline.api import inbox, outcomes
 from faultline.api.deps import LangQuery, lang_headers, request_lang, snapshot
 from faultline.api.problems import ApiError
+from faultline.api.responses import FastJSONResponse
 from faultline.i18n.negotiate import explicit
 from faultline.matching.decode import decode_paste
 from faultline.render.match import match_text
@@ -236,4 +236,4 @@ async def match(request: Request, lang: LangQuery = None,
     result = await match_while_connected(request, snap.index, req.text, req.environment, n, chosen)
     result = await outcomes.with_evidence(request, result, chosen)  # rates from outcome reports
     await inbox.note_unknown(request, result, req.text)  # the inbox of unknown errors
-    return JSONResponse(result, headers=lang_headers(chosen))
+    return FastJSONResponse(result, headers=lang_headers(chosen))

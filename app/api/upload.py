@@ -21,6 +21,7 @@ from faultline.api import outcomes
 from faultline.api.deps import lang_headers, request_lang, snapshot
 from faultline.api.match import in_thread_while_connected, read_body
 from faultline.api.problems import ApiError
+from faultline.api.responses import FastJSONResponse
 from faultline.i18n.negotiate import explicit
 from faultline.logsets import Limits, LogSetError, match_files, read_uploads
 from faultline.logsets.inputs import LIMIT_VARS
@@ -103,4 +104,4 @@ async def match_upload(request: Request, lang: Any, limit: int | None) -> JSONRe
 
     result = await in_thread_while_connected(request, work_fn, cancel, f"{len(collected.files)} files")
     result = await outcomes.with_evidence(request, result, chosen)
-    return JSONResponse(result, headers=lang_headers(chosen))
+    return FastJSONResponse(result, headers=lang_headers(chosen))
