@@ -136,12 +136,19 @@ def _requirement(req: str) -> tuple[str, SpecifierSet]:
     return _ALIASES.get(pkg, pkg), spec
 
 
-@lru_cache(maxsize=1024)
 def _version(text: str) -> Version | None:
+    # the text comes from the user: only texts of a version's size are kept in the cache
+    return _short_version(text) if len(text) <= 64 else _parse_version(text)
+
+
+def _parse_version(text: str) -> Version | None:
     try:
         return Version(text)
     except InvalidVersion:
         return None
+
+
+_short_version = lru_cache(maxsize=1024)(_parse_version)
 
 
 def requirement_holds(req: str, versions: dict[str, str]) -> bool | None:

@@ -34,6 +34,7 @@ import re2
 from faultline.entry import Entry
 from faultline.matching.budget import spent
 from faultline.matching.literals import anchor, required_literals, specificity
+from faultline.matching.lines import line_indices
 from faultline.matching.logparse import Line, ParsedLog, parse_log
 from faultline.matching.mask import mask_light, source_files, tokens
 
@@ -353,12 +354,7 @@ class MatchIndex:
         by_group: dict[int, set[int]] = {}
         found = self._anchor_starts(haystack) if self._anchors else ()
         if found:
-            line_of: dict[int, int] = {}  # an occurrence's offset -> its line: the line breaks before it, counted
-            li = pos = 0  # from one offset to the next in order (one pass over the text at most)
-            for start in sorted({start for start, _ in found}):
-                li += haystack.count("\n", pos, start)
-                pos = start
-                line_of[start] = li
+            line_of = line_indices(haystack, [start for start, _ in found])
             for start, g in found:
                 li = line_of[start]
                 seen = by_group.get(g)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Iterable, Literal
 
 LineKind = Literal["text", "frame", "code", "traceback", "exception", "what", "cpp", "cppframe", "nccl", "chain"]
 
@@ -40,3 +40,15 @@ class PyException:
     @property
     def rank(self) -> int | None:
         return self.line.rank
+
+
+def line_indices(text: str, offsets: Iterable[int]) -> dict[int, int]:
+    """Each offset's line in ``text`` (0-based: the line breaks before it), counted from one offset to the next
+    in order: one pass over the text at most, whatever the number of offsets."""
+    out: dict[int, int] = {}
+    li = pos = 0
+    for at in sorted(set(offsets)):
+        li += text.count("\n", pos, at)
+        pos = at
+        out[at] = li
+    return out

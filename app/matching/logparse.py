@@ -379,17 +379,16 @@ def _make_lines(numbered: list[tuple[int, str]], ansi: bool = True, nccl: bool =
                 elif learnt_bare and c.isspace() and (not (d := raw[learnt_len + 1:learnt_len + 2]) or d not in starts
                                                       or no_prefix(raw, learnt_len + 1)):
                     stripped, rank, ts = raw[learnt_len + 1:], learnt_rank, None
-            if stripped is not None:
-                pass
-            elif (raw[:1] not in starts and raw[:1] != "\x00") or no_prefix(raw):
-                stripped, rank, ts = raw, None, None
-            else:
-                stripped, rank, ts = _strip(raw, cleared=True)
-                if ts is not None:
-                    timed = True
-                elif rank is not None and (m := _RANK_R.match(raw)) and m.end() == len(raw) - len(stripped):
-                    learnt, learnt_len, learnt_rank = raw[:m.end()], m.end(), rank
-                    learnt_bare = raw[m.end() - 1] == ":"  # no blank taken after it
+            if stripped is None:
+                if (raw[:1] not in starts and raw[:1] != "\x00") or no_prefix(raw):
+                    stripped, rank, ts = raw, None, None
+                else:
+                    stripped, rank, ts = _strip(raw, cleared=True)
+                    if ts is not None:
+                        timed = True
+                    elif rank is not None and (m := _RANK_R.match(raw)) and m.end() == len(raw) - len(stripped):
+                        learnt, learnt_len, learnt_rank = raw[:m.end()], m.end(), rank
+                        learnt_bare = raw[m.end() - 1] == ":"  # no blank taken after it
             if rank is None and ts is None and lines and lines[-1].rank is not None \
                     and _wrapped_on(lines[-1], raw, stripped, rank, ts):
                 # a wrap at a space leaves the space at the end of the first piece (or starts the next with it)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from faultline.matching.lines import Frame, Line, PyException
+from faultline.matching.lines import Frame, Line, PyException, line_indices
 from faultline.matching.budget import spent
 
 _TRACEBACK = "Traceback (most recent call last):"
@@ -90,14 +90,7 @@ def _marked(stream: list[Line], joined: str | None = None) -> list[int]:
             if end < 0:
                 break
             at = joined.find(marker, end + 1)
-    out: list[int] = []
-    li = pos = 0
-    for at in sorted(hits):  # each mark's line: the line breaks before it, counted from the mark before
-        li += joined.count("\n", pos, at)
-        pos = at
-        if not out or out[-1] != li:  # two markers on one line: the line once
-            out.append(li)
-    return out
+    return sorted(set(line_indices(joined, hits).values()))  # two markers on one line: the line once
 
 
 class _Scanner:
