@@ -249,6 +249,24 @@ def test_dot_dot_and_absolute_paths_are_refused(client, tmp_path, member):
     assert not list(tmp_path.rglob("evil.txt")) and not (tmp_path.parent / "evil.txt").exists()
 
 
+def test_a_member_name_that_is_not_utf8_is_read_and_shown_with_a_replacement_character(client):
+    """A tar member whose name has a byte that is not UTF-8 (a Latin-1 file name, say) is matched like any
+    other file; the answer names it with U+FFFD, never fails on it."""
+    data = (b"Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+            b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz", format=tarfile.GNU_FORMAT) as tf:
+        for member in ("attempt_0/0/stderr.log", "attempt_0/1/st\udce9rr.log"):  # b"st\xe9rr.log"
+            info = tarfile.TarInfo(member)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    r = upload(client, [("logs.tgz", buf.getvalue())])
+    assert r.status_code == 200, r.text
+    names = [f["name"] for f in r.json()["files"]]
+    assert "logs.tgz:attempt_0/1/st\ufffdrr.log" in names
+    assert r.json()["matches"][0]["id"] == "pytorch/cuda-out-of-memory"
+
+
 def test_links_in_archives_are_refused(client):
     refused(client, zipped([("logs/rank0.log", b"/etc/passwd")], {"logs/rank0.log": stat.S_IFLNK | 0o777}),
             "link.zip", 422, "unsafe_archive")

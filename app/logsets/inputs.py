@@ -12,6 +12,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 import stat
 import tarfile
 import zipfile
@@ -58,6 +59,9 @@ def over_limit(limit: str, value: int, allowed: int, what: str) -> LogSetError:
 class LogFile:
     name: str  # the path as the user gave it (inside an archive: "archive.zip:dir/file.log")
     data: bytes
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -113,6 +117,9 @@ class _Reader:
                              "the total size of the files in bytes")
 
     def add(self, name: str, data: bytes, nested: bool = False) -> None:
+        # a name that is not UTF-8 (a tar member or a file on disk: Python keeps its bytes as lone surrogates)
+        # is shown with U+FFFD where they were: it is matched, reported and written as JSON like any other
+        name = _SURROGATE.sub("\ufffd", name)
         kind = _kind_of(data)
         if kind in ("zip", "tar", "gzip") and not nested:
             self._archive(name, data, kind)
