@@ -88,6 +88,20 @@ def _freeze() -> None:
     import gc
 
     gc.freeze()
+    _release_freed()
+
+
+def _release_freed() -> None:
+    """Give the heap's free pages back to the system.  Building a snapshot parses every stored document and
+    keeps a small part of each: glibc keeps the rest of that memory for later allocations (about 30 MB at
+    25,000 entries) until malloc_trim is asked.  Nothing happens where the C library has no malloc_trim."""
+    import ctypes
+
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl, macOS, Windows)
+        return
+    trim(0)
 
 
 class KBService:

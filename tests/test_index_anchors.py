@@ -57,3 +57,41 @@ def test_literals_with_regex_syntax_are_matched_as_text():
     assert rset.Match("axb") == [3]
     assert sorted(rset.Match("a.b (x) c[d]")) == [0, 1, 2, 3]
     assert isinstance(rset, re2.Set)
+
+
+def _probe_cases(kb_index):
+    """Every signature with its own examples, changed examples and other signatures' examples."""
+    sigs = kb_index.signatures
+    all_examples = [x for e in load_kb(KB).entries for s in e.signatures for x in s.examples]
+    by_sig = {(e.id, s.name): s.examples for e in load_kb(KB).entries for s in e.signatures}
+    for k, spec in enumerate(sigs):
+        own = by_sig[(spec.entry_id, spec.name)]
+        others = [all_examples[(k * 7 + j * 131) % len(all_examples)] for j in range(4)]
+        changed = [x.upper() for x in own] + [x[1:-1] for x in own] + [x.replace(" ", "  ") for x in own]
+        yield spec, own + others + changed + ["", "é" * 3 + "\udc80"]
+
+
+def test_a_probe_says_yes_exactly_where_a_search_finds_the_pattern(kb_index):
+    yes = no = 0
+    for spec, texts in _probe_cases(kb_index):
+        probe = index_mod.Probe(spec)
+        rx = index_mod.compile_regex(spec.entry_id, spec.name, spec.pattern, spec.ignore_case)
+        for t in texts:
+            want = rx.search(t.encode("utf-8", "surrogatepass").decode("utf-8", "replace")) is not None
+            if "\udc80" not in t:
+                want = rx.search(t) is not None
+            assert probe(t) == want, (spec.entry_id, spec.name, t)
+            yes += want
+            no += not want
+    assert yes > 1000 and no > 1000
+
+
+def test_a_probe_whose_dfa_gave_up_searches_instead(kb_index):
+    spec = next(s for s in kb_index.signatures if s.entry_id == "pytorch/cuda-out-of-memory")
+    probe = index_mod.Probe(spec)
+    line = next(x for e in load_kb(KB).entries if e.id == spec.entry_id for s in e.signatures
+                if s.name == spec.name for x in s.examples)
+    assert probe(line)
+    probe._match = lambda text: []  # what RE2::Set::Match answers when its DFA runs out of memory: no index at all
+    assert probe(line)
+    assert not probe("a line about something else entirely")

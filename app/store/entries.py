@@ -6,14 +6,20 @@ Documents are kept zlib-compressed and parsed on demand into a bounded cache; li
 search and facets run on small summaries, so they cost what the page costs, not the KB.
 
 The compressed documents are written to an unnamed temporary file of the snapshot's own (unlinked at
-once: nothing else can open it) and read through a memory map: the pages of the documents no request
-reads stay on disk instead of in the service's memory (a third of it at 25,000 entries), and the
-kernel may drop the others again.  Where no temporary file can be written the documents stay in memory.
+once: nothing else can open it) and read back one document at a time with a positioned read (a memory
+map where the system has none): the documents stay in the kernel's page cache, which it may drop
+again, instead of in the service's memory (a third of it at 25,000 entries), and reading one does not
+keep its pages mapped into the process either.  Where no temporary file can be written the documents
+stay in memory.
+
+The search text of every entry is held as UTF-8 bytes: at 25,000 entries of the KB's own kind (Chinese
+beside English, which makes a Python string two bytes a character) that is 0.6 of the string's size.
 """
 from __future__ import annotations
 
 import json
 import mmap
+import os
 import tempfile
 import threading
 import weakref
@@ -24,7 +30,8 @@ from dataclasses import dataclass
 
 from faultline.entry import Entry
 
-CACHE_SIZE = 512  # parsed entries (about 47 KB each for the KB's own): the whole KB of today, a bound at 25,000
+CACHE_SIZE = 256  # parsed entries (about 36 KB each for the KB's own): the whole KB of today, a bound at 25,000
+_PREAD = getattr(os, "pread", None)  # positioned reads (POSIX); elsewhere the file is memory-mapped
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +47,7 @@ class Summary:
     title_zh: str
     tags: tuple[str, ...]
     fix_rate: float
-    search_text: str  # lowercased en + zh text (see store/load.py)
+    search_text: bytes  # lowercased en + zh text (see store/load.py), UTF-8
 
     @classmethod
     def from_document(cls, doc: dict, search_text: str, pool: dict | None = None) -> "Summary":
@@ -51,7 +58,8 @@ class Summary:
         share = (pool if pool is not None else {}).setdefault
         fields = (eid.split("/", 1)[0], doc.get("category", ""), doc.get("role", "cause"), doc.get("code"),
                   title.get("en", ""), title.get("zh", ""), tuple(doc.get("tags") or ()))
-        return cls(eid, *(share(v, v) for v in fields), float(doc.get("fix_rate", 0.0)), search_text)
+        return cls(eid, *(share(v, v) for v in fields), float(doc.get("fix_rate", 0.0)),
+                   search_text.encode("utf-8", "surrogatepass"))
 
     def title(self, lang: str) -> str:
         return self.title_zh if lang == "zh" else self.title_en
@@ -71,6 +79,7 @@ class EntryStore(Mapping):
         self._size = 0
         self._spooling = False  # documents still go to the file (until a write fails, or the map is made)
         self._map: mmap.mmap | None = None
+        self._reading = False  # the first read happened: the file is complete
         try:
             self._file = tempfile.TemporaryFile(prefix="faultline-entries-", buffering=0)
             self._spooling = True
@@ -87,7 +96,7 @@ class EntryStore(Mapping):
     def add(self, doc_json: str, doc: dict, search_text: str) -> None:
         """Add one stored entry (its JSON text and the same document parsed), while building."""
         blob = zlib.compress(doc_json.encode("utf-8"), 6)
-        if self._spooling and self._map is None:
+        if self._spooling and not self._reading:
             try:
                 view = memoryview(blob)
                 while view:  # unbuffered: a full disk fails here, not at the first read
@@ -109,12 +118,23 @@ class EntryStore(Mapping):
         where = self._docs[key]  # KeyError for an unknown id, as a Mapping should
         if isinstance(where, bytes):
             return where
+        off, n = where
+        if _PREAD is not None:
+            self._reading = True  # the first read: the file is complete (a snapshot is built, then read)
+            fd = self._file.fileno()
+            blob = _PREAD(fd, n, off)
+            while len(blob) < n:  # a short read (a signal): the rest
+                more = _PREAD(fd, n - len(blob), off + len(blob))
+                if not more:
+                    raise OSError(f"the entry store's file ended {n - len(blob)} bytes early")
+                blob += more
+            return blob
         with self._lock:
-            if self._map is None:  # the first read: the file is complete (a snapshot is built, then read)
+            if self._map is None:
+                self._reading = True
                 self._map = mmap.mmap(self._file.fileno(), self._size, access=mmap.ACCESS_READ)
                 self._closer.detach()
                 self._closer = weakref.finalize(self, _close, [self._file], [self._map])
-            off, n = where
             return self._map[off:off + n]
 
     # -- lists and search ----------------------------------------------------------
@@ -125,6 +145,9 @@ class EntryStore(Mapping):
         """Ids matching every word of ``q`` (title, message, tags, root cause, en and zh), a tag and a domain;
         entries whose title holds more of the words come first, then by id."""
         words = [w for w in (q or "").lower().split() if w][:20]
+        # a word of UTF-8 bytes is in the text's UTF-8 bytes exactly where the word is in the text (no character's
+        # bytes start inside another's); a lone surrogate from a URL is no text's, and matches none
+        words_b = [w.encode("utf-8", "surrogatepass") for w in words]
         if not words:  # a listing: from the sorted lists of this generation, not a scan of every entry
             return self._listed(tag, domain)
         hits = []
@@ -133,7 +156,7 @@ class EntryStore(Mapping):
                 continue
             if tag and tag not in s.tags:
                 continue
-            if words and not all(w in s.search_text for w in words):
+            if not all(w in s.search_text for w in words_b):
                 continue
             hits.append((-sum(w in s.title_key for w in words) if words else 0, s.id))
         hits.sort()
