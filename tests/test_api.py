@@ -168,6 +168,11 @@ def test_list_search_filter_and_paging(client):
     assert ids == sorted(ids)
     assert SEED in [i["id"] for i in client.get("/errors?q=watchdog timeout").json()["items"]]
     assert client.get("/errors?q=zzzz-no-such-word").json()["total"] == 0
+    # words of the Chinese text, alone and beside an English one, in any case; half a character finds nothing
+    zh_title = client.get(f"/errors/{SEED}?lang=zh").json()["title"]
+    word = next(w for w in zh_title.split() if any(ord(c) > 0x2e80 for c in w))
+    assert SEED in [i["id"] for i in client.get("/errors", params={"q": f"{word} WATCHDOG"}).json()["items"]]
+    assert client.get("/errors", params={"q": word.encode()[:-1].decode("utf-8", "replace")}).json()["total"] == 0
     assert all("nccl" in i["tags"] for i in client.get("/errors?tag=nccl").json()["items"])
     assert all(i["domain"] == "pytorch" for i in client.get("/errors?domain=pytorch").json()["items"])
     p1 = client.get("/errors?per_page=1&page=1").json()
