@@ -290,27 +290,28 @@ class MatchIndex:
     def _build_text_index(self, texts: Iterable[tuple[str, str]]) -> None:
         self._ids: list[str] = []
         self._masked: list[str] = []  # masked, lowercased message texts (for truncated pastes)
-        docs: list[set[str]] = []
-        df: dict[str, int] = {}
         same: dict[str, str] = {}  # entries whose masked texts are equal share one string
-        for eid, text in texts:
-            toks = set(tokens(text)) | source_files(text)  # a kernel's file name is a word of its own
+        # each word's entries, in one pass (a word's document frequency is the length of its list): no
+        # entry's set of words is kept for a second pass (at 25,000 entries those sets, made between the
+        # lists that are kept, left about 60 MB of the service's memory behind them)
+        post: dict[str, array] = {}
+        for k, (eid, text) in enumerate(texts):
             self._ids.append(eid)
             masked = mask_light(text).lower()
             self._masked.append(same.setdefault(masked, masked))
-            docs.append(toks)
-            for t in toks:
-                df[t] = df.get(t, 0) + 1
-        n = max(len(self._ids), 1)
-        self.idf = {t: math.log(1 + n / c) for t, c in df.items()}
-        self._norm = array("f", (math.sqrt(sum(self.idf[t] ** 2 for t in toks)) or 1.0 for toks in docs))
-        post: dict[str, array] = {}
-        for k, toks in enumerate(docs):
-            for t in toks:
+            for t in set(tokens(text)) | source_files(text):  # a kernel's file name is a word of its own
                 arr = post.get(t)
                 if arr is None:
                     arr = post[t] = array("I")
                 arr.append(k)
+        n = max(len(self._ids), 1)
+        self.idf = {t: math.log(1 + n / len(arr)) for t, arr in post.items()}
+        squares: list[list[float]] = [[] for _ in self._ids]
+        for t, arr in post.items():
+            w = self.idf[t] ** 2
+            for k in arr:
+                squares[k].append(w)
+        self._norm = array("f", (math.sqrt(math.fsum(sq)) or 1.0 for sq in squares))
         self.postings = post
 
     def similar(self, text: str, limit: int = 5, exclude: set[str] | None = None) -> list[tuple[str, float]]:

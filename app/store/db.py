@@ -9,8 +9,6 @@ import os
 import sqlite3
 from pathlib import Path
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
 from sqlmodel import create_engine
@@ -112,6 +110,11 @@ def migrations_dir() -> Path:
 
 def migrate(engine: Engine) -> None:
     """Bring the schema to the newest Alembic revision."""
+    # Alembic (with Mako and Pygments, about 10 MB) is loaded only where a schema is made or brought up
+    # to date, not in every worker of a service whose database is ready
+    from alembic import command
+    from alembic.config import Config
+
     ini = ROOT / "alembic.ini"
     cfg = Config(str(ini)) if ini.is_file() else Config()
     cfg.set_main_option("script_location", str(migrations_dir()))
