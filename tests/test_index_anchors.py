@@ -95,3 +95,34 @@ def test_a_probe_whose_dfa_gave_up_searches_instead(kb_index):
     probe._match = lambda text: []  # what RE2::Set::Match answers when its DFA runs out of memory: no index at all
     assert probe(line)
     assert not probe("a line about something else entirely")
+
+
+def test_the_related_list_is_the_best_few_of_every_entry_sorted(kb_index):
+    """MatchIndex.similar picks its best few without sorting every candidate: it must give what a full sort of
+    every entry's cosine (ties: the greater id first) gives, exclusions and limits included."""
+    import math
+    import random
+
+    from faultline.matching.mask import tokens
+
+    rng = random.Random(3)
+    words = [x for e in load_kb(KB).entries for s in e.signatures for x in s.examples]
+    checked = 0
+    for _ in range(200):
+        q = " ".join(rng.sample(" ".join(rng.sample(words, 4)).split(), k=rng.randint(1, 12)))
+        limit, exclude = rng.choice([1, 3, 5, 40]), set(rng.sample(kb_index.entry_ids, rng.randint(0, 2)))
+        qw = {t: kb_index.idf[t] for t in set(tokens(q)) if t in kb_index.idf}
+        qn = math.sqrt(sum(v * v for v in qw.values())) or 1.0
+        every = []
+        for k, eid in enumerate(kb_index.entry_ids):
+            s = 0.0
+            for t, w in qw.items():
+                if k in kb_index.postings[t]:
+                    s += w * w
+            if s:
+                every.append((s / (qn * kb_index._norm[k]), eid))
+        every.sort(reverse=True)
+        want = [(eid, round(v, 3)) for v, eid in every if eid not in exclude][:limit]
+        assert kb_index.similar(q, limit=limit, exclude=exclude or None) == want, q
+        checked += len(want)
+    assert checked > 300

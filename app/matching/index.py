@@ -326,8 +326,14 @@ class MatchIndex:
             for k in self.postings.get(t, ()):
                 scores[k] = get(k, 0.0) + ww
         norm, ids = self._norm, self._ids
-        # the best few, as sorting them all would give them (ties: the greater id first)
-        ranked = heapq.nlargest(limit + len(exclude or ()), ((s / (qn * norm[k]), ids[k]) for k, s in scores.items()))
+        want = limit + len(exclude or ())
+        keys = list(scores)
+        values = [s / (qn * norm[k]) for k, s in scores.items()]
+        # the best few, as sorting them all by (value, id) would give them (ties: the greater id first); only a
+        # candidate whose value reaches the want-th largest value can be one of them (at 25,000 entries a
+        # paste's common words reach thousands of entries: they are compared as plain numbers first)
+        least = heapq.nlargest(want, values)[-1] if 0 < want < len(values) else -math.inf
+        ranked = heapq.nlargest(want, [(v, ids[k]) for k, v in zip(keys, values) if v >= least])
         out = [(eid, round(s, 3)) for s, eid in ranked if not exclude or eid not in exclude]
         return out[:limit]
 

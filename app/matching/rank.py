@@ -445,7 +445,7 @@ def match(index: MatchIndex, text: str, environment: Any = None, cfg: RankConfig
 
     by_entry = group_by_entry(index, hits)
     benign = [BenignLine(eid, h.line.no, h.line.raw.strip(), h.line.rank)
-              for eid in sorted(benign_ids & by_entry.keys()) for h in sorted(by_entry.pop(eid).hits, key=lambda h: h.line.no)]
+              for eid in sorted([e for e in by_entry if e in benign_ids]) for h in sorted(by_entry.pop(eid).hits, key=lambda h: h.line.no)]
     for m in by_entry.values():
         score_entry(index, m, root, root_is_cause, versions, cfg)
     apply_relations(index, by_entry)
