@@ -1,6 +1,8 @@
 """Write the benchmark results as docs/benchmarks.md."""
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 
@@ -45,9 +47,20 @@ def _targets(r: dict) -> list[tuple[str, str, bool]]:
 NOT_MEASURED: dict = {"sets": {}, "latency": {}}
 
 
+# a block of the report that this module does not write (the adversarial pastes, the big job, notes by hand):
+# kept from the file it replaces, in its order, after the sections written here
+_KEPT_BLOCK = re.compile(r"<!-- (\w+):start -->.*?<!-- \1:end -->", re.S)
+
+
 def write_report(r: dict, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render(r))
+    text = render(r)
+    if out.is_file():
+        made = set(re.findall(r"<!-- (\w+):start -->", text))
+        kept = [m.group(0) for m in _KEPT_BLOCK.finditer(out.read_text()) if m.group(1) not in made]
+        if kept:
+            text = text.rstrip("\n") + "\n\n" + "\n\n".join(kept) + "\n"
+    out.write_text(text)
 
 
 def render(r: dict) -> str:
