@@ -6,8 +6,8 @@ Documents are kept zlib-compressed and parsed on demand into a bounded cache; li
 search and facets run on small summaries, so they cost what the page costs, not the KB.
 
 The compressed documents are written to an unnamed temporary file of the snapshot's own (unlinked at
-once: nothing else can open it) and read back one document at a time with a positioned read (a memory
-map where the system has none): the documents stay in the kernel's page cache, which it may drop
+once: nothing else can open it) and read back one document at a time with a positioned read (through a
+memory map where the system has no positioned read): the documents stay in the kernel's page cache, which it may drop
 again, instead of in the service's memory (a third of it at 25,000 entries), and reading one does not
 keep its pages mapped into the process either.  Where no temporary file can be written the documents
 stay in memory.
@@ -77,7 +77,7 @@ class EntryStore(Mapping):
         self._docs: dict[str, bytes | tuple[int, int]] = {}  # the compressed document, or where it is in the file
         self._file = None
         self._size = 0
-        self._spooling = False  # documents still go to the file (until a write fails, or the map is made)
+        self._spooling = False  # documents still go to the file (until a write fails, or the first read)
         self._map: mmap.mmap | None = None
         self._reading = False  # the first read happened: the file is complete
         try:
