@@ -6,11 +6,11 @@ Documents are kept zlib-compressed and parsed on demand into a bounded cache; li
 search and facets run on small summaries, so they cost what the page costs, not the KB.
 
 The compressed documents are written to an unnamed temporary file of the snapshot's own (unlinked at
-once: nothing else can open it) and read back one document at a time with a positioned read (through a
-memory map where the system has no positioned read): the documents stay in the kernel's page cache, which it may drop
-again, instead of in the service's memory (a third of it at 25,000 entries), and reading one does not
-keep its pages mapped into the process either.  Where no temporary file can be written the documents
-stay in memory.
+once: nothing else can open it) and read back one document at a time with a positioned read (through
+a memory map where the system has no positioned read): the documents stay in the kernel's page cache,
+which it may drop again, instead of in the service's memory (a third of it at 25,000 entries), and
+reading one does not keep its pages mapped into the process either.  Where no temporary file can be
+written the documents stay in memory.
 
 The search text of every entry is held as UTF-8 bytes: at 25,000 entries of the KB's own kind (Chinese
 beside English, which makes a Python string two bytes a character) that is 0.6 of the string's size.
