@@ -131,22 +131,16 @@ class Probe:
     __slots__ = ("_match", "_spec")
 
     def __init__(self, spec: SigSpec):
-        rset = re2.Set.SearchSet(_options(spec.ignore_case))
         try:
-            rset.Add(spec.pattern)
-            rset.Add(r"\z")
-            rset.Compile()
+            self._match = _set_with_end([spec.pattern], _options(spec.ignore_case)).Match
         except re2.error as exc:  # type: ignore[attr-defined]
             raise SignatureError(f"{spec.entry_id} signature {spec.name!r} does not compile (RE2): {exc}") from exc
-        self._match = rset._set.Match  # the Set's own method: it takes UTF-8 bytes
         self._spec = spec
 
     def __call__(self, text: str) -> bool:
-        found = self._match(text.encode("utf-8", "surrogatepass"))
-        if len(found) == 2:
-            return True
-        if found:  # the end alone: no match
-            return False
+        found = self._match(text.encode("utf-8", "surrogatepass"))  # bytes: the Set reads them as they are
+        if found is not None:  # the end sentinel at least: the DFA answered
+            return len(found) == 2
         s = self._spec  # the DFA ran out of memory
         return compile_regex(s.entry_id, s.name, s.pattern, s.ignore_case).search(text) is not None
 
@@ -437,19 +431,24 @@ class MatchIndex:
         return parse_log(text)
 
 
-def _literal_set(literals: list[str]):
-    """An RE2 Set of the literals, in order, and one last pattern that matches every text (its end): a Match
-    without it means the DFA ran out of memory (RE2 then answers "no match"), not that none occurs."""
-    opts = _options(False, ANCHOR_SET_MEM)
+def _set_with_end(patterns: Iterable[str], opts):
+    """An RE2 Set of the patterns, in order, and one last pattern that matches every text (its end): a Match
+    without it means the DFA ran out of memory (RE2 then answers "no match"), not that none occurs.  Raises
+    re2.error when a pattern does not compile."""
     rset = re2.Set.SearchSet(opts)
+    for p in patterns:
+        rset.Add(p)
+    rset.Add(r"\z")
+    rset.Compile()
+    return rset
+
+
+def _literal_set(literals: list[str]):
+    """The literals as text, in a Set with the end sentinel (_set_with_end); None when RE2 refuses them."""
     try:
-        for lit in literals:
-            rset.Add(re2.escape(lit))
-        rset.Add(r"\z")
-        rset.Compile()
+        return _set_with_end((re2.escape(lit) for lit in literals), _options(False, ANCHOR_SET_MEM))
     except re2.error:  # type: ignore[attr-defined]
         return None
-    return rset
 
 
 def _whole_in(text: str, needle: str) -> bool:
